@@ -1,0 +1,139 @@
+// The layer table of ../shared/DESIGN.md, enforced. Each folder under src/ is a layer; a layer
+// imports only the layers its row allows, and only through that folder's index.ts.
+// `npm run lint` runs this; test/layers.test.ts proves that a violating import fails it.
+
+/** Layer → the layers it may import (besides itself). */
+const LAYERS = {
+  core: [],
+  resources: ["core"],
+  workqueue: ["core"],
+  client: ["core", "resources"],
+  cache: ["core", "resources", "client"],
+  leaderelection: ["core", "client"],
+  // metrics imports core, plus type-only imports of any layer (the interfaces it implements).
+  metrics: ["core"],
+  // The controller runtime serves /metrics, so it may use the prom-client adapters.
+  controller: ["core", "resources", "workqueue", "client", "cache", "leaderelection", "metrics"],
+  // The API server never imports the client: the two meet only on the wire.
+  apiserver: ["core", "resources"],
+  controlplane: [
+    "core",
+    "resources",
+    "workqueue",
+    "client",
+    "cache",
+    "leaderelection",
+    "metrics",
+    "controller",
+  ],
+  testing: [
+    "core",
+    "resources",
+    "workqueue",
+    "client",
+    "cache",
+    "leaderelection",
+    "metrics",
+    "controller",
+    "apiserver",
+    "controlplane",
+  ],
+  cli: [
+    "core",
+    "resources",
+    "workqueue",
+    "client",
+    "cache",
+    "leaderelection",
+    "metrics",
+    "controller",
+    "apiserver",
+    "controlplane",
+    "testing",
+  ],
+};
+
+const ALL = Object.keys(LAYERS);
+
+const TEST_FILE = "\\.test\\.ts$";
+
+/**
+ * One rule per layer for its modules, and one for its co-located tests, which may also use
+ * kontroller/testing (FakeClock, the embedded server, conformance suites).
+ */
+const layerRules = Object.entries(LAYERS).flatMap(([layer, allowed]) =>
+  [false, true].map((tests) => {
+    const ok = tests ? [...allowed, "testing"] : allowed;
+    const forbidden = ALL.filter((other) => other !== layer && !ok.includes(other));
+    return {
+      name: `layer-${layer}${tests ? "-tests" : ""}`,
+      comment: `src/${layer}${tests ? " tests" : ""} may import only: ${ok.join(", ") || "nothing"} (DESIGN.md, Layers)`,
+      severity: "error",
+      from: tests
+        ? { path: `^src/${layer}/.*${TEST_FILE}` }
+        : { path: `^src/${layer}/`, pathNot: TEST_FILE },
+      to: {
+        path: `^src/(${forbidden.join("|") || "$^"})/`,
+        ...(layer === "metrics" && !tests ? { dependencyTypesNot: ["type-only"] } : {}),
+      },
+    };
+  }),
+);
+
+module.exports = {
+  forbidden: [
+    ...layerRules,
+    {
+      name: "through-index-only",
+      comment: "Another layer is imported only through its index.ts",
+      severity: "error",
+      from: { path: "^src/([^/]+)/" },
+      to: { path: "^src/[^/]+/", pathNot: ["^src/$1/", "^src/[^/]+/index\\.ts$"] },
+    },
+    {
+      name: "own-index-not-from-inside",
+      comment: "Inside a layer, import the sibling module itself, not the layer's index.ts",
+      severity: "error",
+      from: { path: "^src/([^/]+)/", pathNot: "^src/[^/]+/index\\.ts$" },
+      to: { path: "^src/$1/index\\.ts$" },
+    },
+    {
+      name: "by-package-name",
+      comment: "examples, benchmarks and black-box tests import the package by its own name",
+      severity: "error",
+      from: { path: "^(examples|bench|test)/" },
+      to: { path: "^src/", dependencyTypes: ["local"] },
+    },
+    {
+      name: "no-unknown-layer",
+      comment: `Every folder under src/ is a layer of DESIGN.md: ${ALL.join(", ")}`,
+      severity: "error",
+      from: { path: `^src/(?!(${ALL.join("|")})/)` },
+      to: {},
+    },
+    {
+      name: "no-circular",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "not-to-unresolvable",
+      comment: "kubernetes-types ships only .d.ts files; tsc checks those type-only imports",
+      severity: "error",
+      from: {},
+      to: { couldNotResolve: true, pathNot: "^kubernetes-types/" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "(^|/)(node_modules|dist|test/fixtures)/" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["kontroller-source", "import", "types", "default"],
+      extensions: [".ts", ".js", ".json"],
+    },
+  },
+};

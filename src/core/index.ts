@@ -1,0 +1,84 @@
+/**
+ * kontroller/core — the vocabulary every layer shares: objects and keys, Status and ApiError,
+ * selectors, Clock, backoff, and the data structures the layers build on. Imports nothing.
+ */
+export { isAbortError, raceAbort, sleep, type WaitOptions } from "./abort.ts";
+export { Backoff, type BackoffOptions } from "./backoff.ts";
+export { type CancelTimer, type Clock, realClock } from "./clock.ts";
+export {
+  ApiError,
+  errors,
+  type GroupResource,
+  isAlreadyExists,
+  isConflict,
+  isGone,
+  isInvalid,
+  isNotFound,
+  isTerminal,
+  isTooManyRequests,
+  TerminalError,
+} from "./errors.ts";
+export {
+  type FieldOperator,
+  type FieldRequirement,
+  FieldSelector,
+  parseFieldSelector,
+} from "./field-selector.ts";
+export {
+  formatApiVersion,
+  type GroupVersion,
+  type GroupVersionKind,
+  type GroupVersionResource,
+  parseApiVersion,
+} from "./gvk.ts";
+export { Heap, type HeapNode } from "./heap.ts";
+export {
+  DeletedFinalStateUnknown,
+  deletionHandlingKey,
+  type KeyParts,
+  keyOf,
+  objectKey,
+  splitKey,
+} from "./keys.ts";
+export {
+  type LabelOperator,
+  type LabelRequirement,
+  LabelSelector,
+  labelSelectorFromSpec,
+  parseLabelSelector,
+} from "./label-selector.ts";
+export {
+  type Bookmark,
+  type Condition,
+  INITIAL_EVENTS_END_ANNOTATION,
+  type KubeList,
+  type KubeObject,
+  type LabelSelector as LabelSelectorSpec,
+  type LabelSelectorRequirement,
+  type ListMeta,
+  type ManagedFieldsEntry,
+  type ObjectMeta,
+  type OwnerReference,
+  type Time,
+  type WatchEvent,
+  type WatchEventType,
+  type WireWatchEvent,
+} from "./objects.ts";
+export { checkNumber, InvalidOptionError, type NumberBounds } from "./options.ts";
+export { RingBuffer, type RingBufferOptions } from "./ring-buffer.ts";
+export { SelectorError } from "./selector-error.ts";
+export {
+  type CauseType,
+  isStatus,
+  STATUS_CODES,
+  type Status,
+  type StatusCause,
+  type StatusDetails,
+  type StatusReason,
+} from "./status.ts";
+export {
+  checkDns1123Label,
+  checkDns1123Subdomain,
+  checkLabelValue,
+  checkQualifiedName,
+} from "./validation.ts";

@@ -1,0 +1,6 @@
+/**
+ * kontroller/testing — what users need to test controllers the way we test ours: a fake clock
+ * and the conformance suites.
+ */
+export { clockConformance, type ClockDriver } from "./clock-conformance.ts";
+export { FakeClock, type FakeClockOptions } from "./fake-clock.ts";
