@@ -25,7 +25,9 @@ const COMMANDS: Record<string, Command> = {
 
 function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
-  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  const lines = Object.entries(COMMANDS).map(
+    ([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`,
+  );
   return `usage: kontroller <command> [options]\n\ncommands:\n${lines.join("\n")}\n`;
 }
 

@@ -60,8 +60,5 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
 
 /** True if `err` is what an aborted signal rejects with by default (`AbortError`/`TimeoutError`). */
 export function isAbortError(err: unknown): boolean {
-  return (
-    err instanceof Error &&
-    (err.name === "AbortError" || err.name === "TimeoutError")
-  );
+  return err instanceof Error && (err.name === "AbortError" || err.name === "TimeoutError");
 }

@@ -113,7 +113,9 @@ export const errors = {
    */
   invalid(kind: string, group: string, name: string, causes: StatusCause[]): ApiError {
     const what = group === "" ? kind : `${kind}.${group}`;
-    const parts = causes.map((c) => (c.field ? `${c.field}: ${c.message ?? ""}` : (c.message ?? "")));
+    const parts = causes.map((c) =>
+      c.field ? `${c.field}: ${c.message ?? ""}` : (c.message ?? ""),
+    );
     const list = parts.length === 1 ? parts[0] : `[${parts.join(", ")}]`;
     return ApiError.of("Invalid", `${what} "${name}" is invalid: ${list}`, {
       name,
@@ -198,7 +200,9 @@ export function isAlreadyExists(err: unknown): boolean {
 /** 409 Conflict: a write carried a stale resourceVersion (or another precondition failed). */
 export function isConflict(err: unknown): boolean {
   const s = statusOf(err);
-  return s !== undefined && (s.reason === "Conflict" || (s.code === 409 && s.reason !== "AlreadyExists"));
+  return (
+    s !== undefined && (s.reason === "Conflict" || (s.code === 409 && s.reason !== "AlreadyExists"))
+  );
 }
 
 /** 410, Gone or Expired: the resourceVersion or continue token is too old; list again. */

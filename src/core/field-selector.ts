@@ -46,13 +46,15 @@ export class FieldSelector {
 
   /** The text form, escaped, which parses back to an equal selector. */
   toString(): string {
-    return this.requirements.map((r) => `${escape(r.field)}${r.operator}${escape(r.value)}`).join(",");
+    return this.requirements
+      .map((r) => `${escapeTerm(r.field)}${r.operator}${escapeTerm(r.value)}`)
+      .join(",");
   }
 }
 
 const EVERYTHING = new FieldSelector([]);
 
-function escape(s: string): string {
+function escapeTerm(s: string): string {
   return s.replace(/[\\,=]/g, (c) => `\\${c}`);
 }
 
@@ -85,10 +87,22 @@ export function parseFieldSelector(input: string): FieldSelector {
       }
       if (c === ",") break;
       if (operator === undefined) {
-        const op = input.startsWith("!=", i) ? "!=" : input.startsWith("==", i) ? "==" : c === "=" ? "=" : undefined;
+        const op = input.startsWith("!=", i)
+          ? "!="
+          : input.startsWith("==", i)
+            ? "=="
+            : c === "="
+              ? "="
+              : undefined;
         if (op !== undefined) {
           field = cur.trim();
-          if (field === "") throw new SelectorError("field", input, start, "a term needs a field name before its operator");
+          if (field === "")
+            throw new SelectorError(
+              "field",
+              input,
+              start,
+              "a term needs a field name before its operator",
+            );
           operator = op;
           cur = "";
           i += op.length - 1;

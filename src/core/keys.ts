@@ -10,9 +10,7 @@ import type { KubeObject } from "./objects.ts";
 export function objectKey(obj: KubeObject): string {
   const name = obj.metadata?.name;
   if (name === undefined || name === "") {
-    throw new TypeError(
-      `cannot make a key for a ${obj.kind ?? "object"} without metadata.name`,
-    );
+    throw new TypeError(`cannot make a key for a ${obj.kind ?? "object"} without metadata.name`);
   }
   const ns = obj.metadata?.namespace;
   return ns ? `${ns}/${name}` : name;
@@ -36,7 +34,7 @@ export interface KeyParts {
 export function splitKey(key: string): KeyParts {
   const slash = key.indexOf("/");
   if (slash < 0) {
-    if (key === "") throw new TypeError("invalid object key \"\": the name is empty");
+    if (key === "") throw new TypeError('invalid object key "": the name is empty');
     return { name: key };
   }
   const namespace = key.slice(0, slash);

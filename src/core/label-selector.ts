@@ -3,16 +3,7 @@ import { SelectorError } from "./selector-error.ts";
 import { checkLabelValue, checkQualifiedName } from "./validation.ts";
 
 /** A label selector operator, as apimachinery's `selection.Operator`. */
-export type LabelOperator =
-  | "="
-  | "=="
-  | "!="
-  | "in"
-  | "notin"
-  | "exists"
-  | "!"
-  | "gt"
-  | "lt";
+export type LabelOperator = "=" | "==" | "!=" | "in" | "notin" | "exists" | "!" | "gt" | "lt";
 
 /** One condition on one label key. All requirements of a selector must hold (AND). */
 export interface LabelRequirement {
@@ -30,7 +21,9 @@ export class LabelSelector {
   readonly requirements: readonly LabelRequirement[];
 
   constructor(requirements: readonly LabelRequirement[]) {
-    this.requirements = [...requirements].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    this.requirements = [...requirements].sort((a, b) =>
+      a.key < b.key ? -1 : a.key > b.key ? 1 : 0,
+    );
   }
 
   /** Selects everything. */
@@ -59,7 +52,10 @@ export class LabelSelector {
 
 const EVERYTHING = new LabelSelector([]);
 
-function requirementMatches(r: LabelRequirement, labels: Readonly<Record<string, string>>): boolean {
+function requirementMatches(
+  r: LabelRequirement,
+  labels: Readonly<Record<string, string>>,
+): boolean {
   const has = Object.hasOwn(labels, r.key);
   const value = has ? labels[r.key]! : undefined;
   switch (r.operator) {
@@ -209,7 +205,10 @@ export function parseLabelSelector(input: string): LabelSelector {
         }
         case "id": {
           if (op.text !== "in" && op.text !== "notin") {
-            fail(op.pos, `found '${op.text}', expected one of: '=', '==', '!=', 'in', 'notin', '>', '<', ','`);
+            fail(
+              op.pos,
+              `found '${op.text}', expected one of: '=', '==', '!=', 'in', 'notin', '>', '<', ','`,
+            );
           }
           const open = next();
           if (open.kind !== "(") fail(open.pos, `found ${describe(open)}, expected '('`);
@@ -235,13 +234,17 @@ export function parseLabelSelector(input: string): LabelSelector {
           break;
         }
         default:
-          fail(op.pos, `found ${describe(op)}, expected one of: '=', '==', '!=', 'in', 'notin', '>', '<', ','`);
+          fail(
+            op.pos,
+            `found ${describe(op)}, expected one of: '=', '==', '!=', 'in', 'notin', '>', '<', ','`,
+          );
       }
     }
     const sep = next();
     if (sep.kind === "end") break;
     if (sep.kind !== ",") fail(sep.pos, `found ${describe(sep)}, expected ',' or end of input`);
-    if (peek().kind === "end") fail(peek().pos, "found end of input, expected a requirement after ','");
+    if (peek().kind === "end")
+      fail(peek().pos, "found end of input, expected a requirement after ','");
   }
   return new LabelSelector(requirements);
 }
@@ -256,25 +259,31 @@ export function labelSelectorFromSpec(spec: LabelSelectorSpec | undefined): Labe
   const requirements: LabelRequirement[] = [];
   for (const [k, v] of Object.entries(spec.matchLabels ?? {})) {
     const badKey = checkQualifiedName(k);
-    if (badKey !== undefined) throw new TypeError(`matchLabels: invalid key ${JSON.stringify(k)}: ${badKey}`);
+    if (badKey !== undefined)
+      throw new TypeError(`matchLabels: invalid key ${JSON.stringify(k)}: ${badKey}`);
     const badValue = checkLabelValue(v);
-    if (badValue !== undefined) throw new TypeError(`matchLabels[${k}]: invalid value ${JSON.stringify(v)}: ${badValue}`);
+    if (badValue !== undefined)
+      throw new TypeError(`matchLabels[${k}]: invalid value ${JSON.stringify(v)}: ${badValue}`);
     requirements.push({ key: k, operator: "=", values: [v] });
   }
   (spec.matchExpressions ?? []).forEach((e, i) => {
     const where = `matchExpressions[${i}]`;
     const badKey = checkQualifiedName(e.key);
-    if (badKey !== undefined) throw new TypeError(`${where}.key: invalid key ${JSON.stringify(e.key)}: ${badKey}`);
+    if (badKey !== undefined)
+      throw new TypeError(`${where}.key: invalid key ${JSON.stringify(e.key)}: ${badKey}`);
     const values = e.values ?? [];
     switch (e.operator) {
       case "In":
       case "NotIn":
         if (values.length === 0) {
-          throw new TypeError(`${where}.values: must be specified when operator is "${e.operator}"`);
+          throw new TypeError(
+            `${where}.values: must be specified when operator is "${e.operator}"`,
+          );
         }
         for (const v of values) {
           const bad = checkLabelValue(v);
-          if (bad !== undefined) throw new TypeError(`${where}.values: invalid value ${JSON.stringify(v)}: ${bad}`);
+          if (bad !== undefined)
+            throw new TypeError(`${where}.values: invalid value ${JSON.stringify(v)}: ${bad}`);
         }
         requirements.push({
           key: e.key,
@@ -285,9 +294,15 @@ export function labelSelectorFromSpec(spec: LabelSelectorSpec | undefined): Labe
       case "Exists":
       case "DoesNotExist":
         if (values.length > 0) {
-          throw new TypeError(`${where}.values: may not be specified when operator is "${e.operator}"`);
+          throw new TypeError(
+            `${where}.values: may not be specified when operator is "${e.operator}"`,
+          );
         }
-        requirements.push({ key: e.key, operator: e.operator === "Exists" ? "exists" : "!", values: [] });
+        requirements.push({
+          key: e.key,
+          operator: e.operator === "Exists" ? "exists" : "!",
+          values: [],
+        });
         break;
       default:
         throw new TypeError(

@@ -38,13 +38,19 @@ export interface NumberBounds {
  * Returns `value` if it is a number within `bounds`; throws an {@link InvalidOptionError} that
  * states the bound otherwise. `NaN` is never valid.
  */
-export function checkNumber(owner: string, option: string, value: number, bounds: NumberBounds): number {
+export function checkNumber(
+  owner: string,
+  option: string,
+  value: number,
+  bounds: NumberBounds,
+): number {
   const fail = (requirement: string): never => {
     throw new InvalidOptionError(owner, option, value, requirement);
   };
   if (typeof value !== "number" || Number.isNaN(value)) fail("must be a number");
   if (!bounds.infinite && !Number.isFinite(value)) fail("must be finite");
-  if (bounds.integer && Number.isFinite(value) && !Number.isInteger(value)) fail("must be an integer");
+  if (bounds.integer && Number.isFinite(value) && !Number.isInteger(value))
+    fail("must be an integer");
   if (bounds.min !== undefined && value < bounds.min) fail(`must be >= ${bounds.min}`);
   if (bounds.above !== undefined && !(value > bounds.above)) fail(`must be > ${bounds.above}`);
   if (bounds.max !== undefined && value > bounds.max) fail(`must be <= ${bounds.max}`);

@@ -94,7 +94,10 @@ export function clockConformance(name: string, makeDriver: () => ClockDriver): v
       });
       await elapse(40);
       assert.equal(fired.length, 2);
-      assert.ok(fired[1]! >= fired[0]! + 5, `second fired ${fired[1]! - fired[0]!} ms after the first`);
+      assert.ok(
+        fired[1]! >= fired[0]! + 5,
+        `second fired ${fired[1]! - fired[0]!} ms after the first`,
+      );
     });
   });
 }

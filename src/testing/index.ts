@@ -2,5 +2,5 @@
  * kontroller/testing — what users need to test controllers the way we test ours: a fake clock
  * and the conformance suites.
  */
-export { clockConformance, type ClockDriver } from "./clock-conformance.ts";
+export { type ClockDriver, clockConformance } from "./clock-conformance.ts";
 export { FakeClock, type FakeClockOptions } from "./fake-clock.ts";
