@@ -1,0 +1,38 @@
+/**
+ * kontroller/resources — resource definitions: where each kind is served and how it is named,
+ * with the TypeScript type of its objects. The built-in kinds the embedded API server serves
+ * are defined here.
+ */
+export {
+  builtinResources,
+  type ConfigMap,
+  type CustomResourceDefinition,
+  configMaps,
+  customResourceDefinitions,
+  type Deployment,
+  deployments,
+  type Event,
+  type EventsV1Event,
+  events,
+  eventsV1,
+  type Lease,
+  leases,
+  type Namespace,
+  namespaces,
+  type Pod,
+  pods,
+  type Secret,
+  type Service,
+  type ServiceAccount,
+  secrets,
+  serviceAccounts,
+  services,
+} from "./builtins.ts";
+export {
+  apiVersionOf,
+  isNamespaced,
+  type ResourceDefinition,
+  type ResourceDefinitionInit,
+  type ResourceScope,
+  resourceDefinition,
+} from "./resource-definition.ts";
