@@ -1,0 +1,123 @@
+/**
+ * The benchmark harness. A suite is a module `bench/<name>.bench.ts` exporting `suite: Suite`;
+ * `npm run bench -- <name> [--json] [--rounds N] [--quick]` runs it.
+ *
+ * Rules every suite follows: the subject and its baseline or peer run in the same process run,
+ * interleaved round by round (the order rotates each round, so neither always runs warm or
+ * cold), and each figure is the median over the rounds. Figures go out through `ctx.report`,
+ * as one JSON line each with `--json`, or as a table otherwise.
+ */
+
+/** One measured figure. `value` is the median over rounds. */
+export interface Figure {
+  suite: string;
+  workload: string;
+  impl: string;
+  metric: string;
+  value: number;
+  unit: string;
+}
+
+/** What a suite gets from the harness. */
+export interface SuiteContext {
+  /** Rounds per comparison (`--rounds`, default 5; `--quick` makes it 1 and asks for small sizes). */
+  readonly rounds: number;
+  /** True with `--quick`: suites shrink their workloads (a smoke run, e.g. in CI). */
+  readonly quick: boolean;
+  /** Emits a figure. */
+  report(figure: Omit<Figure, "suite">): void;
+  /** Runs `impls` interleaved for `rounds` rounds and reports the median of every metric. */
+  compare(workload: string, impls: Record<string, Measure>): Promise<Record<string, Measured>>;
+}
+
+/** A measurement: one round of one implementation, returning its metrics. */
+export type Measure = () => Promise<Measured> | Measured;
+
+/** Metric name → value and unit, e.g. `{ items_per_s: { value: 2.6e6, unit: "items/s" } }`. */
+export type Measured = Record<string, { value: number; unit: string }>;
+
+/** A benchmark suite. */
+export interface Suite {
+  name: string;
+  description: string;
+  run(ctx: SuiteContext): Promise<void>;
+}
+
+/** The median of `values` (the mean of the two middle ones for an even count). */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** The `p`-th percentile (0–100) of `values`, nearest-rank. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const s = [...values].sort((a, b) => a - b);
+  const rank = Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1));
+  return s[rank]!;
+}
+
+/** Heap in use after a full collection (needs `--expose-gc`, which `npm run bench` passes). */
+export function heapUsedAfterGc(): number {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc !== undefined) {
+    gc();
+    gc();
+  }
+  return process.memoryUsage().heapUsed;
+}
+
+/** Milliseconds since an arbitrary origin, sub-millisecond resolution. */
+export function nowMs(): number {
+  return performance.now();
+}
+
+/** Runs `fn` and returns its result and the elapsed milliseconds. */
+export async function timed<T>(fn: () => Promise<T> | T): Promise<{ result: T; ms: number }> {
+  const start = nowMs();
+  const result = await fn();
+  return { result, ms: nowMs() - start };
+}
+
+/** Builds the context a suite runs with; `emit` receives every figure. */
+export function makeContext(
+  suite: string,
+  options: { rounds: number; quick: boolean },
+  emit: (f: Figure) => void,
+): SuiteContext {
+  const report = (f: Omit<Figure, "suite">) => emit({ suite, ...f });
+  return {
+    rounds: options.rounds,
+    quick: options.quick,
+    report,
+    async compare(workload, impls) {
+      const names = Object.keys(impls);
+      const samples = new Map<string, Map<string, { values: number[]; unit: string }>>();
+      for (const n of names) samples.set(n, new Map());
+      for (let round = 0; round < options.rounds; round++) {
+        // Rotate the order so that no implementation always goes first.
+        const order = names.map((_, i) => names[(i + round) % names.length]!);
+        for (const n of order) {
+          const measured = await impls[n]!();
+          for (const [metric, { value, unit }] of Object.entries(measured)) {
+            const m = samples.get(n)!;
+            if (!m.has(metric)) m.set(metric, { values: [], unit });
+            m.get(metric)!.values.push(value);
+          }
+        }
+      }
+      const out: Record<string, Measured> = {};
+      for (const n of names) {
+        out[n] = {};
+        for (const [metric, { values, unit }] of samples.get(n)!) {
+          const value = median(values);
+          out[n][metric] = { value, unit };
+          report({ workload, impl: n, metric, value, unit });
+        }
+      }
+      return out;
+    },
+  };
+}
