@@ -1,0 +1,17 @@
+/**
+ * kontroller/apiserver — the embedded Kubernetes-compatible API server: storage, watch cache,
+ * registry and HTTP.
+ */
+export { MemoryStorage } from "./storage/memory-storage.ts";
+export {
+  type DeleteResult,
+  eventRevision,
+  type KeyValue,
+  type ListOptions,
+  type ListResult,
+  type Storage,
+  type StorageEvent,
+  type WatchBatch,
+  type WatchOptions,
+} from "./storage/storage.ts";
+export { isStorageError, StorageError, type StorageErrorCode } from "./storage/storage-error.ts";
