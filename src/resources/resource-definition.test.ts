@@ -6,7 +6,7 @@ import {
   configMaps,
   namespaces,
   resourceDefinition,
-} from "./index.ts";
+} from "./builtins.ts";
 
 describe("resourceDefinition", () => {
   it("fills in singular, scope, listKind, shortNames and categories", () => {
