@@ -1,12 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import {
-  apiVersionOf,
-  builtinResources,
-  configMaps,
-  namespaces,
-  resourceDefinition,
-} from "./builtins.ts";
+import { builtinResources, configMaps, namespaces } from "./builtins.ts";
+import { apiVersionOf, resourceDefinition } from "./resource-definition.ts";
 
 describe("resourceDefinition", () => {
   it("fills in singular, scope, listKind, shortNames and categories", () => {
