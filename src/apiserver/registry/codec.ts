@@ -1,0 +1,34 @@
+import type { KubeObject, ObjectMeta } from "../../core/index.ts";
+import type { KeyValue } from "../storage/storage.ts";
+
+/**
+ * How objects are stored: JSON without `metadata.resourceVersion`, which is the storage
+ * revision of the last write and is set back on every read (as kube's etcd3 store does).
+ */
+export function encodeForStorage(object: KubeObject): string {
+  const meta = object.metadata;
+  if (meta?.resourceVersion === undefined) return JSON.stringify(object);
+  const { resourceVersion: _, ...rest } = meta;
+  return JSON.stringify({ ...object, metadata: rest });
+}
+
+/** The stored object with its resourceVersion set from the entry's modRevision. */
+export function decodeFromStorage(kv: KeyValue): KubeObject {
+  const object = JSON.parse(kv.value) as KubeObject;
+  object.metadata = { ...object.metadata, resourceVersion: String(kv.modRevision) };
+  return object;
+}
+
+/** A deep copy of a JSON object. */
+export function cloneObject<T>(object: T): T {
+  return structuredClone(object);
+}
+
+/** `ObjectMeta` with its fields writable (kubernetes-types marks system fields readonly). */
+export type MutableMeta = { -readonly [K in keyof ObjectMeta]: ObjectMeta[K] };
+
+/** The object's metadata (created if absent), writable. */
+export function metaOf(object: KubeObject): MutableMeta {
+  object.metadata ??= {};
+  return object.metadata as MutableMeta;
+}

@@ -1,0 +1,636 @@
+import { randomUUID } from "node:crypto";
+import {
+  ApiError,
+  type Clock,
+  errors,
+  type FieldSelector,
+  type GroupResource,
+  type KubeObject,
+  type LabelSelector,
+  type StatusCause,
+} from "../../core/index.ts";
+import { apiVersionOf, isNamespaced, type ResourceDefinition } from "../../resources/index.ts";
+import type { Storage } from "../storage/storage.ts";
+import { isStorageError } from "../storage/storage-error.ts";
+import { CacheEntry, type ObjectAttrs, type WatchEncoder } from "../watchcache/cache-event.ts";
+import type { CacheFilter, CacheWatcher } from "../watchcache/cache-watcher.ts";
+import type { WatchCache } from "../watchcache/watch-cache.ts";
+import { cloneObject, decodeFromStorage, encodeForStorage, metaOf } from "./codec.ts";
+import { decodeContinue, encodeContinue } from "./continue-token.ts";
+import { type DeleteOptions, finalizersForDeletion, timestamp } from "./deletion.ts";
+import { validateObjectMeta, validateObjectMetaUpdate } from "./object-meta.ts";
+import type { Strategy } from "./strategy.ts";
+
+/** Options of {@link Store}. */
+export interface StoreOptions {
+  /** The kind at the version this store serves. */
+  readonly def: ResourceDefinition;
+  readonly storage: Storage;
+  /** The watch cache over `prefix` (shared by the versions of one resource). */
+  readonly cache: WatchCache;
+  /** Storage prefix, ending in `/`. */
+  readonly prefix: string;
+  readonly strategy: Strategy;
+  readonly clock: Clock;
+  /** The apiVersion objects are stored at. @default the served apiVersion */
+  readonly storageApiVersion?: string;
+  /** Admission for writes into a namespace (existence, Terminating). */
+  readonly admitNamespace?: (namespace: string, verb: "create" | "update") => Promise<void>;
+  /** Extra validation (a custom resource's schema), run after the strategy's. */
+  readonly validate?: (object: KubeObject) => StatusCause[];
+  /** Normalizes an object on write (pruning, defaults of a custom resource schema). */
+  readonly normalize?: (object: KubeObject) => void;
+  /** The encoder for this version's output (rewrites apiVersion for other versions). */
+  readonly encoder: WatchEncoder;
+  /** Converts a stored object to this version (the inverse of `toStorage`). */
+  readonly fromStorage?: (object: KubeObject) => KubeObject;
+  /** Converts an object of this version to the stored form. */
+  readonly toStorage?: (object: KubeObject) => KubeObject;
+}
+
+/** List parameters after parsing and validation. */
+export interface ListQuery {
+  readonly label: LabelSelector;
+  readonly field: FieldSelector;
+  readonly resourceVersion?: string;
+  readonly resourceVersionMatch?: "Exact" | "NotOlderThan";
+  readonly limit?: number;
+  readonly continue?: string;
+}
+
+/** A list read: the items (with memoized JSON), its resourceVersion and paging. */
+export interface ListResult {
+  readonly items: readonly CacheEntry[];
+  readonly resourceVersion: number;
+  readonly continue?: string;
+  readonly remainingItemCount?: number;
+}
+
+/** The outcome of a DELETE. */
+export interface DeleteOutcome {
+  /** The object: still there (finalizers pending) or its last state. */
+  readonly object: KubeObject;
+  /** True if the object is gone; false if it is only marked for deletion. */
+  readonly deleted: boolean;
+}
+
+/** Whether a write is real or only checked (`dryRun=All`). */
+export interface WriteOptions {
+  readonly dryRun?: boolean;
+}
+
+const MAX_UPDATE_ATTEMPTS = 16;
+const GENERATE_NAME_ATTEMPTS = 8;
+const NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789";
+
+/**
+ * The generic registry of one resource at one version (kube's generic `registry.Store`):
+ * metadata, validation, optimistic concurrency, subresources, finalizers and deletion, on top
+ * of the {@link Storage} and its {@link WatchCache}.
+ */
+export class Store {
+  readonly def: ResourceDefinition;
+  readonly #o: StoreOptions;
+  readonly #gr: GroupResource;
+  readonly #apiVersion: string;
+
+  constructor(options: StoreOptions) {
+    this.#o = options;
+    this.def = options.def;
+    this.#gr = { group: options.def.group, resource: options.def.plural };
+    this.#apiVersion = apiVersionOf(options.def);
+  }
+
+  get strategy(): Strategy {
+    return this.#o.strategy;
+  }
+
+  get encoder(): WatchEncoder {
+    return this.#o.encoder;
+  }
+
+  get cache(): WatchCache {
+    return this.#o.cache;
+  }
+
+  /** Label and field values of an object (stored form), for selectors. */
+  attrs(object: KubeObject): ObjectAttrs {
+    return attrsOf(this.#o.strategy, object);
+  }
+
+  /** Field selectors this resource supports. */
+  get fieldSelectors(): readonly string[] {
+    const base = isNamespaced(this.def)
+      ? ["metadata.name", "metadata.namespace"]
+      : ["metadata.name"];
+    return [...base, ...(this.#o.strategy.fieldSelectors ?? [])];
+  }
+
+  key(namespace: string, name: string): string {
+    return isNamespaced(this.def)
+      ? `${this.#o.prefix}${namespace}/${name}`
+      : `${this.#o.prefix}${name}`;
+  }
+
+  /** The object, at the latest revision (or any, for resourceVersion "0"). */
+  async get(namespace: string, name: string, resourceVersion?: string): Promise<KubeObject> {
+    const key = this.key(namespace, name);
+    if (resourceVersion !== undefined && resourceVersion !== "") {
+      await this.#o.cache.waitUntilFresh(Number(resourceVersion));
+      const e = this.#o.cache.get(key);
+      if (e === undefined) throw errors.notFound(this.#gr, name);
+      return this.#out(e.object);
+    }
+    const kv = await this.#o.storage.get(key);
+    if (kv === undefined) throw errors.notFound(this.#gr, name);
+    return this.#out(decodeFromStorage(kv));
+  }
+
+  /** Lists objects (see kube's list semantics for resourceVersion, limit and continue). */
+  async list(namespace: string, q: ListQuery, signal?: AbortSignal): Promise<ListResult> {
+    const filter: CacheFilter = { namespace, label: q.label, field: q.field };
+    const rv = q.resourceVersion ?? "";
+    const paged = (q.limit ?? 0) > 0 && rv !== "0";
+    const exact =
+      q.resourceVersionMatch === "Exact" ||
+      (rv !== "" && rv !== "0" && paged && q.resourceVersionMatch === undefined);
+    if (q.continue !== undefined || exact || (paged && q.resourceVersionMatch !== "NotOlderThan")) {
+      return this.#listFromStorage(namespace, filter, q);
+    }
+    const cache = this.#o.cache;
+    if (rv === "") await cache.waitUntilFresh(await this.#o.storage.currentRevision(), signal);
+    else if (rv !== "0") await cache.waitUntilFresh(Number(rv), signal);
+    const { entries, rv: listRv } = cache.list(filter);
+    return { items: entries, resourceVersion: listRv };
+  }
+
+  async #listFromStorage(
+    namespace: string,
+    filter: CacheFilter,
+    q: ListQuery,
+  ): Promise<ListResult> {
+    const prefix =
+      isNamespaced(this.def) && namespace ? `${this.#o.prefix}${namespace}/` : this.#o.prefix;
+    let revision: number | undefined;
+    let startKey = prefix;
+    if (q.continue !== undefined) {
+      const token = decodeContinue(q.continue);
+      revision = token.rv === -1 ? undefined : token.rv;
+      startKey = prefix + token.start;
+    } else if (q.resourceVersion && q.resourceVersion !== "0") {
+      revision = Number(q.resourceVersion);
+    }
+    const limit = q.limit ?? 0;
+    const selecting = !filter.label.empty || !filter.field.empty;
+    const items: CacheEntry[] = [];
+    let more = false;
+    let remaining: number | undefined;
+    let listRevision = 0;
+    try {
+      for (;;) {
+        const want = limit > 0 ? limit - items.length : 0;
+        const page = await this.#o.storage.list(prefix, {
+          ...(revision === undefined ? {} : { revision }),
+          startKey,
+          limit: selecting && want > 0 ? Math.max(want, 500) : want,
+          countRemaining: !selecting && limit > 0,
+        });
+        listRevision = page.revision;
+        revision = page.revision;
+        for (const kv of page.kvs) {
+          const object = decodeFromStorage(kv);
+          const e = new CacheEntry(kv.key, object, kv.modRevision, this.attrs(object));
+          if (selecting && !matchesFilter(filter, e)) continue;
+          if (limit > 0 && items.length === limit) {
+            more = true;
+            break;
+          }
+          items.push(e);
+        }
+        if (!selecting) {
+          more = page.more;
+          remaining = page.remaining;
+          break;
+        }
+        if (more || !page.more) break;
+        startKey = `${page.kvs[page.kvs.length - 1]!.key}\u0000`;
+      }
+    } catch (err) {
+      if (isStorageError(err, "Compacted") || isStorageError(err, "FutureRevision")) {
+        if (q.continue !== undefined) {
+          throw errors.expired(
+            "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.",
+            encodeContinue({ rv: -1, start: startKey.slice(prefix.length) }),
+          );
+        }
+        if (isStorageError(err, "FutureRevision")) {
+          throw errors.timeout(
+            `Too large resource version: ${q.resourceVersion}, current: ${err.currentRevision}`,
+            1,
+            "ResourceVersionTooLarge",
+          );
+        }
+        throw errors.expired("The resourceVersion for the provided list is too old.");
+      }
+      throw err;
+    }
+    const last = items[items.length - 1];
+    return {
+      items,
+      resourceVersion: listRevision,
+      ...(more && last
+        ? {
+            continue: encodeContinue({
+              rv: listRevision,
+              start: `${last.key.slice(prefix.length)}\u0000`,
+            }),
+          }
+        : {}),
+      ...(more && remaining !== undefined ? { remainingItemCount: remaining } : {}),
+    };
+  }
+
+  /** A watch on the cache; see {@link WatchCache.watch}. */
+  watch(request: Parameters<WatchCache["watch"]>[0]): CacheWatcher {
+    return this.#o.cache.watch({ ...request, encoder: this.#o.encoder });
+  }
+
+  /** Creates an object (POST). */
+  async create(
+    namespace: string,
+    body: KubeObject,
+    options: WriteOptions = {},
+  ): Promise<KubeObject> {
+    const object = this.#in(body);
+    const meta = metaOf(object);
+    this.#checkNamespace(namespace, meta.namespace);
+    if (isNamespaced(this.def)) meta.namespace = namespace;
+    else delete meta.namespace;
+    if (meta.resourceVersion !== undefined && meta.resourceVersion !== "") {
+      throw errors.internal("resourceVersion should not be set on objects to be created");
+    }
+    delete meta.resourceVersion;
+    meta.uid = randomUUID();
+    meta.creationTimestamp = timestamp(this.#o.clock.now());
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.selfLink;
+    if (this.#o.strategy.trackGeneration) meta.generation = 1;
+    else delete meta.generation;
+    this.#o.normalize?.(object);
+    this.#o.strategy.prepareForCreate?.(object);
+    const generate = !meta.name && Boolean(meta.generateName);
+    if (generate) meta.name = this.#generateName(meta.generateName!);
+    this.#validate(
+      object,
+      validateObjectMeta(meta, this.#o.strategy.nameRule ?? "subdomain", isNamespaced(this.def)),
+      this.#o.strategy.validate?.(object),
+    );
+    if (isNamespaced(this.def)) await this.#o.admitNamespace?.(namespace, "create");
+    for (let attempt = 1; ; attempt++) {
+      const key = this.key(namespace, meta.name!);
+      if (options.dryRun) {
+        const existing = await this.#o.storage.get(key);
+        if (existing === undefined) return this.#out(object);
+      } else {
+        try {
+          const kv = await this.#o.storage.create(key, encodeForStorage(object));
+          meta.resourceVersion = String(kv.modRevision);
+          return this.#out(object);
+        } catch (err) {
+          if (!isStorageError(err, "KeyExists")) throw err;
+        }
+      }
+      if (!generate || attempt >= GENERATE_NAME_ATTEMPTS) {
+        const existing = await this.#o.storage.get(key);
+        const deleting =
+          existing !== undefined &&
+          Boolean(decodeFromStorage(existing).metadata?.deletionTimestamp);
+        throw errors.alreadyExists(this.#gr, meta.name!, deleting);
+      }
+      meta.name = this.#generateName(meta.generateName!);
+    }
+  }
+
+  /**
+   * Replaces an object (PUT), or its status (`subresource: "status"`), with optimistic
+   * concurrency on `metadata.resourceVersion`.
+   */
+  async update(
+    namespace: string,
+    name: string,
+    body: KubeObject,
+    options: WriteOptions & { subresource?: string } = {},
+  ): Promise<KubeObject> {
+    const input = this.#in(body);
+    const meta = input.metadata ?? {};
+    this.#checkNamespace(namespace, meta.namespace);
+    if (meta.name !== undefined && meta.name !== name) {
+      throw errors.badRequest(
+        `the name of the object (${meta.name}) does not match the name on the URL (${name})`,
+      );
+    }
+    if (!meta.resourceVersion && !(this.#o.strategy.allowUnconditionalUpdate ?? true)) {
+      throw errors.invalid(this.def.kind, this.def.group, name, [
+        {
+          reason: "FieldValueInvalid",
+          field: "metadata.resourceVersion",
+          message: "Invalid value: 0x0: must be specified for an update",
+        },
+      ]);
+    }
+    return this.guaranteedUpdate(namespace, name, () => cloneObject(input), options);
+  }
+
+  /**
+   * Reads the stored object, applies `mutate` to a copy (in this version's form) and writes the
+   * result if it changed, retrying on concurrent writes. A `metadata.resourceVersion` in the
+   * result that is not the stored one is a 409 Conflict.
+   */
+  async guaranteedUpdate(
+    namespace: string,
+    name: string,
+    mutate: (current: KubeObject) => KubeObject,
+    options: WriteOptions & { subresource?: string } = {},
+  ): Promise<KubeObject> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const kv = await this.#o.storage.get(key);
+      if (kv === undefined) throw errors.notFound(this.#gr, name);
+      const stored = decodeFromStorage(kv);
+      const current = this.#out(cloneObject(stored));
+      const next = this.#in(mutate(current));
+      const meta = metaOf(next);
+      if (meta.resourceVersion && meta.resourceVersion !== String(kv.modRevision)) {
+        throw errors.staleResourceVersion(this.#gr, name);
+      }
+      const object = this.#prepareUpdate(next, stored, options.subresource);
+      if (isNamespaced(this.def)) await this.#o.admitNamespace?.(namespace, "update");
+      const old = stored.metadata!;
+      if (
+        metaOf(object).deletionTimestamp &&
+        (metaOf(object).finalizers ?? []).length === 0 &&
+        !this.#blocksDeletion(object)
+      ) {
+        if (options.dryRun) return this.#out(object);
+        try {
+          const { revision } = await this.#o.storage.delete(key, kv.modRevision);
+          metaOf(object).resourceVersion = String(revision);
+          return this.#out(object);
+        } catch (err) {
+          if (isStorageError(err, "Conflict") && attempt < MAX_UPDATE_ATTEMPTS) continue;
+          throw this.#storageError(err, name);
+        }
+      }
+      const encoded = encodeForStorage(object);
+      if (encoded === kv.value) return this.#out(stored); // no-op: no new revision, no event
+      if (options.dryRun) {
+        metaOf(object).resourceVersion = old.resourceVersion!;
+        return this.#out(object);
+      }
+      try {
+        const written = await this.#o.storage.update(key, encoded, kv.modRevision);
+        metaOf(object).resourceVersion = String(written.modRevision);
+        return this.#out(object);
+      } catch (err) {
+        if (isStorageError(err, "Conflict") && attempt < MAX_UPDATE_ATTEMPTS) continue;
+        throw this.#storageError(err, name);
+      }
+    }
+  }
+
+  /** Deletes an object, or marks it for deletion while it has finalizers. */
+  async delete(
+    namespace: string,
+    name: string,
+    options: DeleteOptions = {},
+    write: WriteOptions = {},
+  ): Promise<DeleteOutcome> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const kv = await this.#o.storage.get(key);
+      if (kv === undefined) throw errors.notFound(this.#gr, name);
+      const stored = decodeFromStorage(kv);
+      const meta = metaOf(stored);
+      const pre = options.preconditions;
+      if (pre?.uid && pre.uid !== meta.uid) {
+        throw errors.conflict(
+          this.#gr,
+          name,
+          `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid}`,
+        );
+      }
+      if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
+        throw errors.conflict(
+          this.#gr,
+          name,
+          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`,
+        );
+      }
+      this.#o.strategy.beforeDelete?.(stored);
+      const finalizers = finalizersForDeletion(meta.finalizers ?? [], options);
+      const graceful = finalizers.length > 0 || this.#blocksDeletion(stored);
+      if (graceful) {
+        const marked = cloneObject(stored);
+        const m = metaOf(marked);
+        if (finalizers.length > 0) m.finalizers = finalizers;
+        else delete m.finalizers;
+        if (!m.deletionTimestamp) {
+          m.deletionTimestamp = timestamp(this.#o.clock.now());
+          m.deletionGracePeriodSeconds = 0;
+          if ((m.generation ?? 0) > 0) m.generation = m.generation! + 1;
+        }
+        this.#o.strategy.markDeleting?.(marked);
+        const encoded = encodeForStorage(marked);
+        if (encoded === kv.value || write.dryRun)
+          return { object: this.#out(encoded === kv.value ? stored : marked), deleted: false };
+        try {
+          const written = await this.#o.storage.update(key, encoded, kv.modRevision);
+          m.resourceVersion = String(written.modRevision);
+          return { object: this.#out(marked), deleted: false };
+        } catch (err) {
+          if (isStorageError(err, "Conflict") && attempt < MAX_UPDATE_ATTEMPTS) continue;
+          throw this.#storageError(err, name);
+        }
+      }
+      if (write.dryRun) return { object: this.#out(stored), deleted: true };
+      try {
+        const { revision } = await this.#o.storage.delete(key, kv.modRevision);
+        meta.resourceVersion = String(revision);
+        return { object: this.#out(stored), deleted: true };
+      } catch (err) {
+        if (
+          (isStorageError(err, "Conflict") || isStorageError(err, "NotFound")) &&
+          attempt < MAX_UPDATE_ATTEMPTS
+        )
+          continue;
+        throw this.#storageError(err, name);
+      }
+    }
+  }
+
+  /** True while something other than metadata.finalizers keeps a deleting object (namespaces). */
+  #blocksDeletion(object: KubeObject): boolean {
+    return this.#o.strategy.blocksDeletion?.(object) ?? false;
+  }
+
+  #prepareUpdate(
+    next: KubeObject,
+    stored: KubeObject,
+    subresource: string | undefined,
+  ): KubeObject {
+    const strategy = this.#o.strategy;
+    const old = stored.metadata!;
+    let object: KubeObject;
+    if (subresource === "status") {
+      object = {
+        ...cloneObject(stored),
+        status: (next as { status?: unknown }).status,
+      } as KubeObject;
+      if ((next as { status?: unknown }).status === undefined)
+        delete (object as { status?: unknown }).status;
+    } else if (subresource !== undefined) {
+      object = strategy.prepareSubresource?.(subresource, next, cloneObject(stored)) ?? next;
+    } else {
+      object = next;
+      this.#o.normalize?.(object);
+      if (strategy.statusSubresource) {
+        const s = (stored as { status?: unknown }).status;
+        if (s === undefined) delete (object as { status?: unknown }).status;
+        else (object as { status?: unknown }).status = s;
+      }
+    }
+    const meta = metaOf(object);
+    // System fields come from the stored object.
+    meta.name = meta.name ?? old.name;
+    if (isNamespaced(this.def)) meta.namespace = meta.namespace ?? old.namespace;
+    else delete meta.namespace;
+    meta.uid = meta.uid || old.uid;
+    meta.creationTimestamp = meta.creationTimestamp ?? old.creationTimestamp;
+    if (old.deletionTimestamp) {
+      meta.deletionTimestamp = old.deletionTimestamp;
+      meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds ?? 0;
+    } else {
+      delete meta.deletionTimestamp;
+      delete meta.deletionGracePeriodSeconds;
+    }
+    delete meta.resourceVersion;
+    meta.generation = old.generation;
+    if (meta.generation === undefined) delete meta.generation;
+    if (subresource === undefined) strategy.prepareForUpdate?.(object, stored);
+    if (
+      strategy.trackGeneration &&
+      specChanged(object, stored, strategy.statusSubresource ?? false)
+    ) {
+      meta.generation = (old.generation ?? 0) + 1;
+    }
+    const causes = [
+      ...validateObjectMeta(meta, strategy.nameRule ?? "subdomain", isNamespaced(this.def)),
+      ...validateObjectMetaUpdate(meta, old),
+    ];
+    this.#validate(
+      object,
+      causes,
+      strategy.validate?.(object),
+      strategy.validateUpdate?.(object, stored),
+    );
+    return object;
+  }
+
+  #validate(object: KubeObject, ...lists: (StatusCause[] | undefined)[]): void {
+    const causes = lists.flatMap((l) => l ?? []);
+    causes.push(...(this.#o.validate?.(object) ?? []));
+    if (causes.length > 0) {
+      throw errors.invalid(
+        this.def.kind,
+        this.def.group,
+        object.metadata?.name ?? object.metadata?.generateName ?? "",
+        causes,
+      );
+    }
+  }
+
+  #checkNamespace(urlNamespace: string, bodyNamespace: string | undefined): void {
+    if (isNamespaced(this.def) && bodyNamespace && bodyNamespace !== urlNamespace) {
+      throw errors.badRequest(
+        "the namespace of the provided object does not match the namespace sent on the request",
+      );
+    }
+  }
+
+  /** A request object in this version → the stored form (apiVersion/kind set). */
+  #in(body: KubeObject): KubeObject {
+    const object = this.#o.toStorage ? this.#o.toStorage(body) : body;
+    object.apiVersion = this.#o.storageApiVersion ?? this.#apiVersion;
+    object.kind = this.#o.toStorage ? object.kind : this.def.kind;
+    return object;
+  }
+
+  /** A stored object → this version. */
+  #out(object: KubeObject): KubeObject {
+    if (this.#o.fromStorage) return this.#o.fromStorage(object);
+    if (object.apiVersion === this.#apiVersion) return object;
+    return { ...object, apiVersion: this.#apiVersion };
+  }
+
+  #generateName(base: string): string {
+    let suffix = "";
+    for (let i = 0; i < 5; i++) suffix += NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)];
+    return `${base.slice(0, 58)}${suffix}`;
+  }
+
+  #storageError(err: unknown, name: string): unknown {
+    if (isStorageError(err, "NotFound")) return errors.notFound(this.#gr, name);
+    if (isStorageError(err, "Conflict")) return errors.staleResourceVersion(this.#gr, name);
+    if (err instanceof ApiError) return err;
+    return err;
+  }
+}
+
+/** Label and field values of an object for a kind's strategy. */
+export function attrsOf(strategy: Strategy, object: KubeObject): ObjectAttrs {
+  const meta = object.metadata ?? {};
+  const fields: Record<string, string | undefined> = {
+    "metadata.name": meta.name,
+    "metadata.namespace": meta.namespace ?? "",
+    ...strategy.fields?.(object),
+  };
+  return { labels: meta.labels ?? {}, fields };
+}
+
+function matchesFilter(filter: CacheFilter, e: CacheEntry): boolean {
+  if (!filter.label.empty && !filter.label.matches(e.attrs.labels)) return false;
+  return filter.field.empty || filter.field.matches(e.attrs.fields);
+}
+
+/** True if anything outside metadata (and status, with a status subresource) differs. */
+function specChanged(a: KubeObject, b: KubeObject, ignoreStatus: boolean): boolean {
+  const strip = (o: KubeObject) => {
+    const {
+      metadata: _m,
+      apiVersion: _a,
+      kind: _k,
+      ...rest
+    } = o as KubeObject & { status?: unknown };
+    if (ignoreStatus) delete (rest as { status?: unknown }).status;
+    return rest;
+  };
+  return !deepEqual(strip(a), strip(b));
+}
+
+/** Structural equality of JSON values. */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((v, i) => deepEqual(v, bb[i]));
+  }
+  const ak = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+  const bk = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+  if (ak.length !== bk.length) return false;
+  return ak.every((k) =>
+    deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+  );
+}

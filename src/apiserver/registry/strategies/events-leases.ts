@@ -1,0 +1,122 @@
+import type { KubeObject, StatusCause } from "../../../core/index.ts";
+import { field } from "../field-errors.ts";
+import type { Strategy } from "../strategy.ts";
+import { type Json, rec, recordAt, stringAt } from "./util.ts";
+
+/** core/v1 Events: the legacy validation rules of kube's `ValidateEventCreate`. */
+export const eventStrategy: Strategy = {
+  validate(object) {
+    const o = rec(object);
+    const causes: StatusCause[] = [];
+    const ns = object.metadata?.namespace ?? "";
+    const involved = recordAt(o, "involvedObject") ?? {};
+    const involvedNs = typeof involved.namespace === "string" ? involved.namespace : "";
+    if (o.eventTime === undefined || o.eventTime === null) {
+      if (involvedNs !== "" && involvedNs !== ns) {
+        causes.push(
+          field.invalid("involvedObject.namespace", involvedNs, "does not match event.namespace"),
+        );
+      }
+    } else {
+      for (const k of ["reportingController", "reportingInstance", "action", "reason"]) {
+        const v = o[k === "reportingController" ? "reportingComponent" : k];
+        if (typeof v !== "string" || v === "") causes.push(field.required(k));
+        else if (v.length > 128) causes.push(field.tooLong(k, 128));
+      }
+      if (typeof o.message === "string" && o.message.length > 1024)
+        causes.push(field.tooLong("message", 1024));
+    }
+    if (o.type !== undefined && o.type !== "Normal" && o.type !== "Warning") {
+      causes.push(field.notSupported("type", o.type, ["Normal", "Warning"]));
+    }
+    return causes;
+  },
+  fieldSelectors: [
+    "involvedObject.kind",
+    "involvedObject.namespace",
+    "involvedObject.name",
+    "involvedObject.uid",
+    "involvedObject.apiVersion",
+    "involvedObject.resourceVersion",
+    "involvedObject.fieldPath",
+    "reason",
+    "reportingComponent",
+    "source",
+    "type",
+  ],
+  fields: (o) => ({
+    "involvedObject.kind": stringAt(o, "involvedObject.kind"),
+    "involvedObject.namespace": stringAt(o, "involvedObject.namespace"),
+    "involvedObject.name": stringAt(o, "involvedObject.name"),
+    "involvedObject.uid": stringAt(o, "involvedObject.uid"),
+    "involvedObject.apiVersion": stringAt(o, "involvedObject.apiVersion"),
+    "involvedObject.resourceVersion": stringAt(o, "involvedObject.resourceVersion"),
+    "involvedObject.fieldPath": stringAt(o, "involvedObject.fieldPath"),
+    reason: stringAt(o, "reason"),
+    reportingComponent: stringAt(o, "reportingComponent"),
+    source: stringAt(o, "source.component"),
+    type: stringAt(o, "type"),
+  }),
+  columns: [
+    { name: "Type", type: "string", cell: (o) => stringAt(o, "type") ?? "" },
+    { name: "Reason", type: "string", cell: (o) => stringAt(o, "reason") ?? "" },
+    {
+      name: "Object",
+      type: "string",
+      cell: (o) =>
+        `${(stringAt(o, "involvedObject.kind") ?? "").toLowerCase()}/${stringAt(o, "involvedObject.name") ?? ""}`,
+    },
+    { name: "Message", type: "string", cell: (o) => stringAt(o, "message") ?? "" },
+  ],
+};
+
+/** Field renames between core/v1 Event (stored) and events.k8s.io/v1 Event. */
+const RENAMES: readonly [core: string, v1: string][] = [
+  ["message", "note"],
+  ["involvedObject", "regarding"],
+  ["reportingComponent", "reportingController"],
+  ["source", "deprecatedSource"],
+  ["firstTimestamp", "deprecatedFirstTimestamp"],
+  ["lastTimestamp", "deprecatedLastTimestamp"],
+  ["count", "deprecatedCount"],
+];
+
+/** A stored core/v1 Event as events.k8s.io/v1. */
+export function eventToV1(object: KubeObject): KubeObject {
+  const out: Json = { ...rec(object), apiVersion: "events.k8s.io/v1", kind: "Event" };
+  for (const [core, v1] of RENAMES) {
+    if (out[core] !== undefined) out[v1] = out[core];
+    delete out[core];
+  }
+  return out as KubeObject;
+}
+
+/** An events.k8s.io/v1 Event in its stored core/v1 form. */
+export function eventFromV1(object: KubeObject): KubeObject {
+  const out: Json = { ...rec(object), apiVersion: "v1", kind: "Event" };
+  for (const [core, v1] of RENAMES) {
+    if (out[v1] !== undefined) out[core] = out[v1];
+    delete out[v1];
+  }
+  return out as KubeObject;
+}
+
+/** Leases: durations and transitions must not be negative. */
+export const leaseStrategy: Strategy = {
+  validate(object) {
+    const spec = recordAt(rec(object), "spec") ?? {};
+    const causes: StatusCause[] = [];
+    const d = spec.leaseDurationSeconds;
+    if (d !== undefined && d !== null && (!Number.isInteger(d) || (d as number) <= 0)) {
+      causes.push(field.invalid("spec.leaseDurationSeconds", d, "must be greater than 0"));
+    }
+    const t = spec.leaseTransitions;
+    if (t !== undefined && t !== null && (!Number.isInteger(t) || (t as number) < 0)) {
+      causes.push(field.invalid("spec.leaseTransitions", t, "must be greater than or equal to 0"));
+    }
+    return causes;
+  },
+  columns: [
+    { name: "Holder", type: "string", cell: (o) => stringAt(o, "spec.holderIdentity") ?? "" },
+  ],
+};

@@ -1,0 +1,240 @@
+import {
+  checkDns1123Label,
+  type KubeObject,
+  labelSelectorFromSpec,
+  type StatusCause,
+} from "../../../core/index.ts";
+import { field } from "../field-errors.ts";
+import type { Strategy } from "../strategy.ts";
+import { arrayAt, child, type Json, rec, recordAt, setDefault, stringAt } from "./util.ts";
+
+/** Pod spec defaults that kube's core/v1 defaulting applies. */
+function defaultPodSpec(spec: Json): void {
+  setDefault(spec, "restartPolicy", "Always");
+  setDefault(spec, "dnsPolicy", "ClusterFirst");
+  setDefault(spec, "terminationGracePeriodSeconds", 30);
+  setDefault(spec, "schedulerName", "default-scheduler");
+  setDefault(spec, "securityContext", {});
+  setDefault(spec, "enableServiceLinks", true);
+  for (const list of ["containers", "initContainers"]) {
+    for (const c of arrayAt(spec, list) ?? []) {
+      if (typeof c !== "object" || c === null) continue;
+      const container = c as Json;
+      const image = typeof container.image === "string" ? container.image : "";
+      const tag = image.includes("@")
+        ? "digest"
+        : (image.split("/").pop()?.split(":")[1] ?? "latest");
+      setDefault(container, "imagePullPolicy", tag === "latest" ? "Always" : "IfNotPresent");
+      setDefault(container, "terminationMessagePath", "/dev/termination-log");
+      setDefault(container, "terminationMessagePolicy", "File");
+      setDefault(container, "resources", {});
+      for (const p of arrayAt(container, "ports") ?? []) {
+        if (typeof p === "object" && p !== null) setDefault(p as Json, "protocol", "TCP");
+      }
+    }
+  }
+}
+
+/** The checks of `ValidatePodSpec` that matter to clients: containers, names, images. */
+function validatePodSpec(spec: Json | undefined, path: string): StatusCause[] {
+  if (spec === undefined) return [field.required(path)];
+  const causes: StatusCause[] = [];
+  const containers = arrayAt(spec, "containers");
+  if (containers === undefined || containers.length === 0) {
+    causes.push(field.required(`${path}.containers`));
+  }
+  const names = new Set<string>();
+  for (const list of ["initContainers", "containers"]) {
+    (arrayAt(spec, list) ?? []).forEach((raw, i) => {
+      const c = (raw ?? {}) as Json;
+      const p = `${path}.${list}[${i}]`;
+      if (typeof c.name !== "string" || c.name === "") causes.push(field.required(`${p}.name`));
+      else {
+        const bad = checkDns1123Label(c.name);
+        if (bad) causes.push(field.invalid(`${p}.name`, c.name, bad));
+        if (names.has(c.name)) causes.push(field.duplicate(`${p}.name`, c.name));
+        names.add(c.name);
+      }
+      if (typeof c.image !== "string" || c.image.trim() === "")
+        causes.push(field.required(`${p}.image`));
+    });
+  }
+  const policy = spec.restartPolicy;
+  if (policy !== undefined && !["Always", "OnFailure", "Never"].includes(String(policy))) {
+    causes.push(
+      field.notSupported(`${path}.restartPolicy`, policy, ["Always", "OnFailure", "Never"]),
+    );
+  }
+  return causes;
+}
+
+/** Pod spec fields an update may change (kube: images, activeDeadlineSeconds, tolerations). */
+function podSpecUpdateCauses(spec: Json, old: Json): StatusCause[] {
+  const strip = (s: Json) => {
+    const copy = structuredClone(s);
+    delete copy.activeDeadlineSeconds;
+    delete copy.tolerations;
+    for (const list of ["containers", "initContainers"]) {
+      for (const c of arrayAt(copy, list) ?? [])
+        if (c && typeof c === "object") delete (c as Json).image;
+    }
+    return JSON.stringify(copy);
+  };
+  return strip(spec) === strip(old)
+    ? []
+    : [
+        field.forbidden(
+          "spec",
+          "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations)",
+        ),
+      ];
+}
+
+function readyCount(o: KubeObject): string {
+  const statuses = arrayAt(recordAt(rec(o), "status") ?? {}, "containerStatuses") ?? [];
+  const ready = statuses.filter((s) => (s as Json)?.ready === true).length;
+  const total = (arrayAt(recordAt(rec(o), "spec") ?? {}, "containers") ?? []).length;
+  return `${ready}/${total}`;
+}
+
+/** Pods: stored, never scheduled or run; defaults, container validation, mostly immutable spec. */
+export const podStrategy: Strategy = {
+  statusSubresource: true,
+  returnDeletedObject: true,
+  prepareForCreate(object) {
+    const o = rec(object);
+    defaultPodSpec(child(o, "spec"));
+    o.status = { phase: "Pending", qosClass: "BestEffort" };
+  },
+  prepareForUpdate(object) {
+    defaultPodSpec(child(rec(object), "spec"));
+  },
+  validate: (o) => validatePodSpec(recordAt(rec(o), "spec"), "spec"),
+  validateUpdate: (o, old) =>
+    podSpecUpdateCauses(recordAt(rec(o), "spec") ?? {}, recordAt(rec(old), "spec") ?? {}),
+  fieldSelectors: [
+    "spec.nodeName",
+    "spec.restartPolicy",
+    "spec.schedulerName",
+    "spec.serviceAccountName",
+    "spec.hostNetwork",
+    "status.phase",
+    "status.podIP",
+    "status.nominatedNodeName",
+  ],
+  fields: (o) => ({
+    "spec.nodeName": stringAt(o, "spec.nodeName"),
+    "spec.restartPolicy": stringAt(o, "spec.restartPolicy"),
+    "spec.schedulerName": stringAt(o, "spec.schedulerName"),
+    "spec.serviceAccountName": stringAt(o, "spec.serviceAccountName"),
+    "spec.hostNetwork": stringAt(o, "spec.hostNetwork") ?? "false",
+    "status.phase": stringAt(o, "status.phase"),
+    "status.podIP": stringAt(o, "status.podIP"),
+    "status.nominatedNodeName": stringAt(o, "status.nominatedNodeName"),
+  }),
+  columns: [
+    { name: "Ready", type: "string", cell: readyCount },
+    { name: "Status", type: "string", cell: (o) => stringAt(o, "status.phase") ?? "" },
+    { name: "Restarts", type: "string", cell: () => "0" },
+    {
+      name: "IP",
+      type: "string",
+      priority: 1,
+      cell: (o) => stringAt(o, "status.podIP") ?? "<none>",
+    },
+    {
+      name: "Node",
+      type: "string",
+      priority: 1,
+      cell: (o) => stringAt(o, "spec.nodeName") ?? "<none>",
+    },
+  ],
+};
+
+/** Deployments: stored only (no controller), generation, status subresource, selector checks. */
+export const deploymentStrategy: Strategy = {
+  trackGeneration: true,
+  statusSubresource: true,
+  prepareForCreate(object) {
+    const o = rec(object);
+    const spec = child(o, "spec");
+    setDefault(spec, "replicas", 1);
+    setDefault(spec, "revisionHistoryLimit", 10);
+    setDefault(spec, "progressDeadlineSeconds", 600);
+    const strategy = child(spec, "strategy");
+    setDefault(strategy, "type", "RollingUpdate");
+    if (strategy.type === "RollingUpdate") {
+      const ru = child(strategy, "rollingUpdate");
+      setDefault(ru, "maxUnavailable", "25%");
+      setDefault(ru, "maxSurge", "25%");
+    }
+    defaultPodSpec(child(child(spec, "template"), "spec"));
+    delete o.status;
+  },
+  prepareForUpdate(object) {
+    const spec = child(rec(object), "spec");
+    setDefault(spec, "replicas", 1);
+    defaultPodSpec(child(child(spec, "template"), "spec"));
+  },
+  validate(object) {
+    const spec = recordAt(rec(object), "spec") ?? {};
+    const causes: StatusCause[] = [];
+    const replicas = spec.replicas;
+    if (!Number.isInteger(replicas) || (replicas as number) < 0) {
+      causes.push(field.invalid("spec.replicas", replicas, "must be greater than or equal to 0"));
+    }
+    const selectorSpec = recordAt(spec, "selector");
+    const template = recordAt(spec, "template") ?? {};
+    const labels = (recordAt(template, "metadata")?.labels ?? {}) as Record<string, string>;
+    if (selectorSpec === undefined) causes.push(field.required("spec.selector"));
+    else {
+      try {
+        const selector = labelSelectorFromSpec(selectorSpec);
+        if (selector.empty)
+          causes.push(
+            field.invalid(
+              "spec.selector",
+              selectorSpec,
+              "empty selector is invalid for deployment",
+            ),
+          );
+        else if (!selector.matches(labels)) {
+          causes.push(
+            field.invalid(
+              "spec.template.metadata.labels",
+              labels,
+              "`selector` does not match template `labels`",
+            ),
+          );
+        }
+      } catch (err) {
+        causes.push(field.invalid("spec.selector", selectorSpec, (err as Error).message));
+      }
+    }
+    causes.push(...validatePodSpec(recordAt(template, "spec"), "spec.template.spec"));
+    return causes;
+  },
+  validateUpdate(object, old) {
+    const a = JSON.stringify(recordAt(recordAt(rec(object), "spec") ?? {}, "selector") ?? null);
+    const b = JSON.stringify(recordAt(recordAt(rec(old), "spec") ?? {}, "selector") ?? null);
+    return a === b ? [] : [field.immutable("spec.selector", JSON.parse(a))];
+  },
+  columns: [
+    {
+      name: "Ready",
+      type: "string",
+      cell: (o) =>
+        `${stringAt(o, "status.readyReplicas") ?? 0}/${stringAt(o, "spec.replicas") ?? 0}`,
+    },
+    {
+      name: "Up-to-date",
+      type: "integer",
+      cell: (o) => Number(stringAt(o, "status.updatedReplicas") ?? 0),
+    },
+    {
+      name: "Available",
+      type: "integer",
+      cell: (o) => Number(stringAt(o, "status.availableReplicas") ?? 0),
+    },
+  ],
+};

@@ -1,0 +1,58 @@
+import type { KubeObject, StatusCause } from "../../core/index.ts";
+import type { NameRule } from "./object-meta.ts";
+
+/** A table column, as `meta.k8s.io/v1` Table defines it. */
+export interface TableColumn {
+  readonly name: string;
+  readonly type: "string" | "integer" | "number" | "boolean" | "date";
+  readonly format?: string;
+  readonly description?: string;
+  readonly priority?: number;
+  /** The cell of an object (dates as RFC 3339 strings: the table code renders ages). */
+  readonly cell: (object: KubeObject) => unknown;
+}
+
+/**
+ * What the registry needs to know about one kind beyond its name: how it is defaulted,
+ * validated and versioned, which fields it can be selected on, and how it prints. Kube calls
+ * this a REST strategy. Every hook is optional; the defaults make a plain kind like ConfigMap.
+ */
+export interface Strategy {
+  /** How names are validated. @default "subdomain" */
+  readonly nameRule?: NameRule;
+  /** Bump `metadata.generation` when anything outside metadata (and status) changes. */
+  readonly trackGeneration?: boolean;
+  /** The kind has a `status` subresource: the main endpoint ignores status changes. */
+  readonly statusSubresource?: boolean;
+  /** An update without `metadata.resourceVersion` is allowed (overwrites). @default true */
+  readonly allowUnconditionalUpdate?: boolean;
+  /** A successful DELETE answers with the object instead of a Success Status. */
+  readonly returnDeletedObject?: boolean;
+  /** Sets defaults and clears what a client may not set, on create. Mutates `object`. */
+  prepareForCreate?(object: KubeObject): void;
+  /** Same on update, knowing the stored object. Mutates `object`. */
+  prepareForUpdate?(object: KubeObject, old: KubeObject): void;
+  /** Kind-specific validation of a new object. */
+  validate?(object: KubeObject): StatusCause[];
+  /** Kind-specific validation of an update (immutable fields). */
+  validateUpdate?(object: KubeObject, old: KubeObject): StatusCause[];
+  /**
+   * True while something besides `metadata.finalizers` keeps a deleting object in storage (a
+   * namespace's `spec.finalizers`).
+   */
+  blocksDeletion?(object: KubeObject): boolean;
+  /** Checks that a DELETE is allowed (throws an ApiError otherwise). */
+  beforeDelete?(object: KubeObject): void;
+  /** Adjusts an object as its deletion starts (a namespace's Terminating phase). Mutates it. */
+  markDeleting?(object: KubeObject): void;
+  /**
+   * Builds the object a write to another subresource (`finalize`) stores, from the request
+   * body and a copy of the stored object.
+   */
+  prepareSubresource?(subresource: string, body: KubeObject, stored: KubeObject): KubeObject;
+  /** Selectable fields beyond metadata.name/metadata.namespace, with their values. */
+  readonly fieldSelectors?: readonly string[];
+  fields?(object: KubeObject): Record<string, string | undefined>;
+  /** Table columns after Name (an Age column is added when none is a date). */
+  readonly columns?: readonly TableColumn[];
+}
