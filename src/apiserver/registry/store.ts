@@ -35,7 +35,7 @@ export interface StoreOptions {
   /** The apiVersion objects are stored at. @default the served apiVersion */
   readonly storageApiVersion?: string;
   /** Admission for writes into a namespace (existence, Terminating). */
-  readonly admitNamespace?: (namespace: string, verb: "create" | "update") => Promise<void>;
+  readonly admitNamespace?: (namespace: string, gr: GroupResource, name: string) => Promise<void>;
   /** Extra validation (a custom resource's schema), run after the strategy's. */
   readonly validate?: (object: KubeObject) => StatusCause[];
   /** Normalizes an object on write (pruning, defaults of a custom resource schema). */
@@ -286,7 +286,8 @@ export class Store {
       validateObjectMeta(meta, this.#o.strategy.nameRule ?? "subdomain", isNamespaced(this.def)),
       this.#o.strategy.validate?.(object),
     );
-    if (isNamespaced(this.def)) await this.#o.admitNamespace?.(namespace, "create");
+    if (isNamespaced(this.def))
+      await this.#o.admitNamespace?.(namespace, this.#gr, meta.name ?? "");
     for (let attempt = 1; ; attempt++) {
       const key = this.key(namespace, meta.name!);
       if (options.dryRun) {
@@ -365,7 +366,6 @@ export class Store {
         throw errors.staleResourceVersion(this.#gr, name);
       }
       const object = this.#prepareUpdate(next, stored, options.subresource);
-      if (isNamespaced(this.def)) await this.#o.admitNamespace?.(namespace, "update");
       const old = stored.metadata!;
       if (
         metaOf(object).deletionTimestamp &&

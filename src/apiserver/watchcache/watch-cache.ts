@@ -226,6 +226,11 @@ export class WatchCache {
     });
   }
 
+  /** An entry's JSON for `encoder`, memoized on the entry and counted. */
+  entryJson(entry: CacheEntry, encoder: WatchEncoder): string {
+    return entry.json(encoder, this.#counter);
+  }
+
   /** The current object under a storage key. */
   get(key: string): CacheEntry | undefined {
     return this.#entries.get(key);

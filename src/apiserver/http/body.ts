@@ -1,0 +1,95 @@
+import type { IncomingMessage } from "node:http";
+import { parse as parseYaml } from "yaml";
+import { errors } from "../../core/index.ts";
+
+/** kube-apiserver's limit on a request body (3 MiB). */
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+/** The media type of a header value, lowercased, without parameters. */
+export function mediaType(header: string | undefined): string {
+  return (header ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+/** Reads the whole body; 413 once it exceeds `limit` bytes. */
+export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    throw tooLarge(limit);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      req.resume();
+      throw tooLarge(limit);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+function tooLarge(limit: number) {
+  return errors.requestEntityTooLarge(
+    `the request body is larger than the limit of ${limit} bytes; send a smaller object`,
+  );
+}
+
+const ACCEPTED = ["application/json", "application/yaml"];
+
+/**
+ * Decodes a create/update body: JSON (or YAML). Protobuf and anything else is 415 with a
+ * message that says to send JSON; a body that does not parse, or is not an object, is 400.
+ */
+export function decodeObjectBody(
+  body: Buffer,
+  contentType: string | undefined,
+): Record<string, unknown> {
+  const type = mediaType(contentType) || "application/json";
+  if (type === "application/json" || type === "*/*") return parseJsonObject(body);
+  if (type === "application/yaml" || type === "application/x-yaml" || type === "text/yaml") {
+    let value: unknown;
+    try {
+      value = parseYaml(body.toString("utf8"));
+    } catch (err) {
+      throw errors.badRequest(`the request body is not valid YAML: ${(err as Error).message}`);
+    }
+    return requireObject(value);
+  }
+  throw unsupported(type, ACCEPTED);
+}
+
+/** 415 for a body type, naming the types that are accepted. */
+export function unsupported(type: string, accepted: readonly string[]) {
+  const protobuf =
+    type === "application/vnd.kubernetes.protobuf"
+      ? ' (this server does not decode Kubernetes protobuf: configure the client to send JSON, e.g. rest.Config.ContentType = "application/json")'
+      : "";
+  return errors.unsupportedMediaType(
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(", ")}${protobuf}`,
+  );
+}
+
+/** Parses a JSON body that must be an object (400 otherwise, with the parser's position). */
+export function parseJsonObject(body: Buffer): Record<string, unknown> {
+  return requireObject(parseJson(body));
+}
+
+/** Parses a JSON body (400 with the parser's message if it is not JSON). */
+export function parseJson(body: Buffer): unknown {
+  if (body.length === 0) throw errors.badRequest("the request body is empty; send a JSON object");
+  try {
+    return JSON.parse(body.toString("utf8"));
+  } catch (err) {
+    throw errors.badRequest(`the request body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+function requireObject(value: unknown): Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    const what = Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`;
+    throw errors.badRequest(`the request body must be a JSON object, got ${what}`);
+  }
+  return value as Record<string, unknown>;
+}

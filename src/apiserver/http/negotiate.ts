@@ -1,0 +1,56 @@
+import { errors } from "../../core/index.ts";
+
+/** How a response is encoded, from the Accept header. */
+export type Output =
+  | { kind: "json" }
+  | { kind: "table"; apiVersion: "meta.k8s.io/v1" | "meta.k8s.io/v1beta1" }
+  | { kind: "metadata" };
+
+interface MediaRange {
+  type: string;
+  params: Record<string, string>;
+}
+
+function parseAccept(header: string): MediaRange[] {
+  return header
+    .split(",")
+    .map((part) => {
+      const [type, ...ps] = part.split(";").map((s) => s.trim());
+      const params: Record<string, string> = {};
+      for (const p of ps) {
+        const eq = p.indexOf("=");
+        if (eq > 0) params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim();
+      }
+      return { type: (type ?? "").toLowerCase(), params };
+    })
+    .filter((r) => r.type !== "" && r.params.q !== "0");
+}
+
+/**
+ * Picks the output for an Accept header as kube does: the first range it can serve —
+ * `application/json` (plain, or `as=Table`/`as=PartialObjectMetadata[List]` in
+ * `meta.k8s.io`), `*\/*` or `application/*`. None servable (e.g. protobuf only) is 406.
+ * `table` is allowed only for get, list and watch.
+ */
+export function negotiate(accept: string | undefined, tableAllowed: boolean): Output {
+  if (accept === undefined || accept.trim() === "") return { kind: "json" };
+  for (const r of parseAccept(accept)) {
+    const json = r.type === "application/json" || r.type === "*/*" || r.type === "application/*";
+    if (!json) continue;
+    const as = r.params.as;
+    if (as === undefined) return { kind: "json" };
+    if (r.params.g !== "meta.k8s.io") continue;
+    if (as === "Table" && tableAllowed && (r.params.v === "v1" || r.params.v === "v1beta1")) {
+      return { kind: "table", apiVersion: `meta.k8s.io/${r.params.v}` };
+    }
+    if (
+      (as === "PartialObjectMetadata" || as === "PartialObjectMetadataList") &&
+      (r.params.v === "v1" || r.params.v === "v1beta1")
+    ) {
+      return { kind: "metadata" };
+    }
+  }
+  throw errors.notAcceptable(
+    `only the following media types are accepted: application/json, application/json;as=Table;v=v1;g=meta.k8s.io, application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io (got ${JSON.stringify(accept)})`,
+  );
+}

@@ -1,0 +1,51 @@
+import type { ServerResponse } from "node:http";
+import { ApiError, errors, type Status } from "../../core/index.ts";
+
+/** Writes a JSON body (an object, or JSON text already encoded). */
+export function sendJson(
+  res: ServerResponse,
+  code: number,
+  body: unknown,
+  contentType = "application/json",
+): void {
+  const text = typeof body === "string" ? body : JSON.stringify(body);
+  const buf = Buffer.from(text);
+  res.writeHead(code, {
+    "Content-Type": contentType,
+    "Content-Length": buf.length,
+    "Cache-Control": "no-cache, private",
+  });
+  res.end(buf);
+}
+
+/** Any thrown value as the `ApiError` the client sees (500 for what is not one). */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return errors.internal(message);
+}
+
+/** Writes an error as a Kubernetes Status with its HTTP code. */
+export function sendError(res: ServerResponse, err: unknown): void {
+  const e = toApiError(err);
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const headers: Record<string, string> = {};
+  const retry = e.status.details?.retryAfterSeconds;
+  if (retry !== undefined) headers["Retry-After"] = String(retry);
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  sendJson(res, e.status.code, e.status);
+}
+
+/** A successful Status (what a DELETE returns once the object is gone). */
+export function successStatus(details: Status["details"]): Omit<Status, "code"> {
+  return {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Success",
+    ...(details ? { details } : {}),
+  };
+}

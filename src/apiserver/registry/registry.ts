@@ -1,0 +1,333 @@
+import {
+  type Clock,
+  errors,
+  type GroupResource,
+  type KubeObject,
+  realClock,
+} from "../../core/index.ts";
+import {
+  apiVersionOf,
+  configMaps,
+  deployments,
+  events,
+  eventsV1,
+  leases,
+  namespaces,
+  pods,
+  type ResourceDefinition,
+  secrets,
+  serviceAccounts,
+  services,
+} from "../../resources/index.ts";
+import type { Storage } from "../storage/storage.ts";
+import { jsonEncoder, type WatchEncoder } from "../watchcache/cache-event.ts";
+import { WatchCache, type WatchCacheOptions } from "../watchcache/watch-cache.ts";
+import { decodeFromStorage } from "./codec.ts";
+import { attrsOf, Store, type StoreOptions } from "./store.ts";
+import {
+  configMapStrategy,
+  secretStrategy,
+  serviceAccountStrategy,
+  serviceStrategy,
+} from "./strategies/core.ts";
+import {
+  eventFromV1,
+  eventStrategy,
+  eventToV1,
+  leaseStrategy,
+} from "./strategies/events-leases.ts";
+import { namespaceStrategy, SYSTEM_NAMESPACES } from "./strategies/namespace.ts";
+import { deploymentStrategy, podStrategy } from "./strategies/workloads.ts";
+import type { Strategy } from "./strategy.ts";
+
+/** A resource as the HTTP layer serves it. */
+export interface ServedResource {
+  readonly def: ResourceDefinition;
+  readonly store: Store;
+  /** Subresources besides the resource itself: `status`, `scale`, `finalize`. */
+  readonly subresources: readonly string[];
+  /** The verbs discovery lists. */
+  readonly verbs: readonly string[];
+  /** Patch types accepted (custom resources refuse strategic merge patch). */
+  readonly strategicMerge: boolean;
+  /** For custom resources: the CRD's printer columns and scale paths. */
+  readonly custom?: CustomResourceInfo;
+}
+
+/** What the HTTP layer needs to know about a custom resource beyond its store. */
+export interface CustomResourceInfo {
+  readonly printerColumns: readonly {
+    name: string;
+    type: string;
+    format?: string;
+    description?: string;
+    priority?: number;
+    jsonPath: string;
+  }[];
+  readonly scale?: {
+    specReplicasPath: string;
+    statusReplicasPath: string;
+    labelSelectorPath?: string;
+  };
+  /** The version's schema (for OpenAPI). */
+  readonly schema?: unknown;
+}
+
+/** Options of {@link Registry}. */
+export interface RegistryOptions {
+  readonly storage: Storage;
+  /** @default realClock */
+  readonly clock?: Clock;
+  /** Options for every watch cache (history sizes, watcher buffers, bookmark period). */
+  readonly watchCache?: Partial<
+    Omit<
+      WatchCacheOptions,
+      "storage" | "prefix" | "decode" | "attrs" | "kind" | "apiVersion" | "clock"
+    >
+  >;
+}
+
+/** Verbs of a resource with every operation. */
+export const ALL_VERBS = [
+  "create",
+  "delete",
+  "deletecollection",
+  "get",
+  "list",
+  "patch",
+  "update",
+  "watch",
+];
+
+interface BuiltinSpec {
+  def: ResourceDefinition;
+  strategy: Strategy;
+  prefix: string;
+  subresources?: string[];
+  verbs?: string[];
+  encoder?: WatchEncoder;
+  fromStorage?: (o: KubeObject) => KubeObject;
+  toStorage?: (o: KubeObject) => KubeObject;
+  storageApiVersion?: string;
+}
+
+/**
+ * Every resource the server serves, by group, version and plural: the built-in kinds from the
+ * start, custom resources as their CRDs are established. One watch cache per storage prefix,
+ * shared by the versions served from it.
+ *
+ * Invariant: `#served` and `#caches` change only through `install`/`uninstall`; a cache is
+ * closed only when no served resource uses it.
+ */
+export class Registry {
+  readonly storage: Storage;
+  readonly clock: Clock;
+  readonly #o: RegistryOptions;
+  readonly #served = new Map<string, ServedResource>();
+  readonly #caches = new Map<string, WatchCache>();
+  #started = false;
+
+  constructor(options: RegistryOptions) {
+    this.#o = options;
+    this.storage = options.storage;
+    this.clock = options.clock ?? realClock;
+  }
+
+  /** Starts the built-in resources' caches and creates the system namespaces. */
+  async start(): Promise<void> {
+    if (this.#started) return;
+    this.#started = true;
+    for (const spec of builtinSpecs()) {
+      await this.install(spec.def, spec.strategy, spec.prefix, {
+        subresources: spec.subresources ?? [],
+        verbs: spec.verbs ?? ALL_VERBS,
+        strategicMerge: true,
+        encoder: spec.encoder ?? jsonEncoder,
+        ...(spec.fromStorage ? { fromStorage: spec.fromStorage } : {}),
+        ...(spec.toStorage ? { toStorage: spec.toStorage } : {}),
+        ...(spec.storageApiVersion ? { storageApiVersion: spec.storageApiVersion } : {}),
+      });
+    }
+    const nsStore = this.lookup("", "v1", "namespaces")!.store;
+    for (const name of SYSTEM_NAMESPACES) {
+      try {
+        await nsStore.create("", { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+      } catch (err) {
+        if (!(err instanceof Error && (err as { reason?: string }).reason === "AlreadyExists"))
+          throw err;
+      }
+    }
+  }
+
+  /** Serves `def` from `prefix` (creating or sharing its watch cache). */
+  async install(
+    def: ResourceDefinition,
+    strategy: Strategy,
+    prefix: string,
+    extra: Pick<ServedResource, "subresources" | "verbs" | "strategicMerge"> &
+      Partial<Pick<ServedResource, "custom">> &
+      Pick<StoreOptions, "encoder"> &
+      Partial<
+        Pick<
+          StoreOptions,
+          "fromStorage" | "toStorage" | "storageApiVersion" | "validate" | "normalize"
+        >
+      >,
+  ): Promise<ServedResource> {
+    let cache = this.#caches.get(prefix);
+    if (cache === undefined) {
+      cache = new WatchCache({
+        ...this.#o.watchCache,
+        storage: this.storage,
+        prefix,
+        clock: this.clock,
+        kind: def.kind,
+        apiVersion: extra.storageApiVersion ?? apiVersionOf(def),
+        decode: decodeFromStorage,
+        attrs: (o) => attrsOf(strategy, o),
+      });
+      this.#caches.set(prefix, cache);
+      await cache.start();
+    }
+    const store = new Store({
+      def,
+      storage: this.storage,
+      cache,
+      prefix,
+      strategy,
+      clock: this.clock,
+      encoder: extra.encoder,
+      admitNamespace: (ns, gr, name) => this.admitNamespace(ns, gr, name),
+      ...(extra.fromStorage ? { fromStorage: extra.fromStorage } : {}),
+      ...(extra.toStorage ? { toStorage: extra.toStorage } : {}),
+      ...(extra.storageApiVersion ? { storageApiVersion: extra.storageApiVersion } : {}),
+      ...(extra.validate ? { validate: extra.validate } : {}),
+      ...(extra.normalize ? { normalize: extra.normalize } : {}),
+    });
+    const served: ServedResource = {
+      def,
+      store,
+      subresources: extra.subresources,
+      verbs: extra.verbs,
+      strategicMerge: extra.strategicMerge,
+      ...(extra.custom ? { custom: extra.custom } : {}),
+    };
+    this.#served.set(servedKey(def.group, def.version, def.plural), served);
+    return served;
+  }
+
+  /** Stops serving a resource version; closes its cache when no other version uses it. */
+  async uninstall(group: string, version: string, plural: string): Promise<void> {
+    const served = this.#served.get(servedKey(group, version, plural));
+    if (served === undefined) return;
+    this.#served.delete(servedKey(group, version, plural));
+    const cache = served.store.cache;
+    if ([...this.#served.values()].some((s) => s.store.cache === cache)) return;
+    for (const [prefix, c] of this.#caches) {
+      if (c === cache) this.#caches.delete(prefix);
+    }
+    await cache.close();
+  }
+
+  /** The served resource, if any. */
+  lookup(group: string, version: string, plural: string): ServedResource | undefined {
+    return this.#served.get(servedKey(group, version, plural));
+  }
+
+  /** Every served resource. */
+  all(): ServedResource[] {
+    return [...this.#served.values()];
+  }
+
+  /** Every watch cache, by storage prefix (for stats and fault injection). */
+  caches(): ReadonlyMap<string, WatchCache> {
+    return this.#caches;
+  }
+
+  /**
+   * Namespace lifecycle admission for a create: the namespace must exist (404) and not be
+   * terminating (403 with cause NamespaceTerminating).
+   */
+  async admitNamespace(namespace: string, gr: GroupResource, name: string): Promise<void> {
+    const kv = await this.storage.get(`/registry/namespaces/${namespace}`);
+    if (kv === undefined) throw errors.notFound({ group: "", resource: "namespaces" }, namespace);
+    const ns = decodeFromStorage(kv) as KubeObject & { status?: { phase?: string } };
+    if (ns.metadata?.deletionTimestamp || ns.status?.phase === "Terminating") {
+      throw errors.forbidden(
+        gr,
+        name,
+        `unable to create new content in namespace ${namespace} because it is being terminated`,
+        [
+          {
+            reason: "NamespaceTerminating",
+            message: `namespace ${namespace} is being terminated`,
+            field: "metadata.namespace",
+          },
+        ],
+      );
+    }
+  }
+
+  /** Closes every watch cache. Idempotent. */
+  async close(): Promise<void> {
+    const caches = [...this.#caches.values()];
+    this.#caches.clear();
+    this.#served.clear();
+    await Promise.all(caches.map((c) => c.close()));
+  }
+}
+
+function servedKey(group: string, version: string, plural: string): string {
+  return `${group}/${version}/${plural}`;
+}
+
+const eventsV1Encoder: WatchEncoder = Object.freeze({
+  id: "events.k8s.io/v1",
+  encode: (o: KubeObject) => JSON.stringify(eventToV1(o)),
+});
+
+function builtinSpecs(): BuiltinSpec[] {
+  const specs: BuiltinSpec[] = [
+    {
+      def: namespaces,
+      strategy: namespaceStrategy,
+      prefix: "/registry/namespaces/",
+      subresources: ["status", "finalize"],
+      verbs: ALL_VERBS.filter((v) => v !== "deletecollection"),
+    },
+    { def: configMaps, strategy: configMapStrategy, prefix: "/registry/configmaps/" },
+    { def: secrets, strategy: secretStrategy, prefix: "/registry/secrets/" },
+    {
+      def: services,
+      strategy: serviceStrategy,
+      prefix: "/registry/services/specs/",
+      subresources: ["status"],
+      verbs: ALL_VERBS.filter((v) => v !== "deletecollection"),
+    },
+    {
+      def: serviceAccounts,
+      strategy: serviceAccountStrategy,
+      prefix: "/registry/serviceaccounts/",
+    },
+    { def: pods, strategy: podStrategy, prefix: "/registry/pods/", subresources: ["status"] },
+    { def: events, strategy: eventStrategy, prefix: "/registry/events/" },
+    {
+      def: eventsV1,
+      strategy: eventStrategy,
+      prefix: "/registry/events/",
+      encoder: eventsV1Encoder,
+      fromStorage: eventToV1,
+      toStorage: eventFromV1,
+      storageApiVersion: "v1",
+    },
+    { def: leases, strategy: leaseStrategy, prefix: "/registry/leases/" },
+    {
+      def: deployments,
+      strategy: deploymentStrategy,
+      prefix: "/registry/deployments/",
+      subresources: ["status"],
+    },
+  ];
+  // The CRD resource is installed by the CRD controller, which owns its strategy.
+  return specs;
+}
