@@ -28,6 +28,22 @@ export {
   serviceAccounts,
   services,
 } from "./builtins.ts";
+export type {
+  CrdManifest,
+  CrdVersion,
+  CustomObject,
+  CustomObjectOf,
+  CustomResourceDefinitionOf,
+  DefineResourceInit,
+  ObjectInit,
+  PrinterColumn,
+  ResourceOf,
+  ScaleSubresource,
+  VersionInit,
+} from "./custom-resource.ts";
+export { defineResource } from "./define-resource.ts";
+export { fromTypeBox } from "./from-typebox.ts";
+export { OPENAPI_SCHEMA_KEYWORDS, type OpenApiSchema } from "./openapi-schema.ts";
 export {
   apiVersionOf,
   isNamespaced,
@@ -36,3 +52,7 @@ export {
   type ResourceScope,
   resourceDefinition,
 } from "./resource-definition.ts";
+export { applyDefaults } from "./schema-defaults.ts";
+export { prune } from "./schema-prune.ts";
+export { compileSchema, fieldPath, type SchemaValidator } from "./schema-validator.ts";
+export { structuralProblems } from "./structural-schema.ts";
