@@ -1,0 +1,185 @@
+/**
+ * `createClient()` and the `Client`: where requests go (a URL, a kubeconfig, or any
+ * `Transport`), how reads are retried, and typed resource clients.
+ */
+import type { KubeConfig } from "@kubernetes/client-node";
+import { type Clock, checkNumber, type KubeObject } from "../core/index.ts";
+import {
+  builtinResources,
+  type ConfigMap,
+  type CustomResourceDefinition,
+  type Deployment,
+  type Event,
+  type Lease,
+  type Namespace,
+  type Pod,
+  type ResourceDefinition,
+  type Secret,
+  type Service,
+  type ServiceAccount,
+} from "../resources/index.ts";
+import { HttpTransport } from "./http-transport.ts";
+import { kubeConfigTransport, loadKubeConfig } from "./kubeconfig.ts";
+import { ResourceClient } from "./resource-client.ts";
+import { RestClient } from "./rest-client.ts";
+import { type RetryOptions, resolveRetryOptions } from "./retry.ts";
+import type { Transport, TransportRequest, TransportResponse } from "./transport.ts";
+
+/** Options for {@link createClient}. Give at most one of `url`, `kubeconfig` and `transport`. */
+export interface ClientOptions {
+  /** The server's URL, with no credentials (an embedded or test server, `kubectl proxy`). */
+  url?: string;
+  /** A loaded `KubeConfig`, or the path of a kubeconfig file. */
+  kubeconfig?: KubeConfig | string;
+  /** The kubeconfig context to use. @default the kubeconfig's current-context */
+  context?: string;
+  /** Any transport (in-process server, recording fake). */
+  transport?: Transport;
+  /** Waits between retries run on this clock. @default realClock */
+  clock?: Clock;
+  /** Retries of reads (and of writes that cannot have taken effect). */
+  retry?: RetryOptions;
+  /**
+   * The largest watch line or list item accepted, in bytes.
+   * @default 16777216 (16 MiB)
+   */
+  maxObjectBytes?: number;
+}
+
+/** Kinds `client.resource("ConfigMap")` accepts, with their types. */
+export interface BuiltinKinds {
+  ConfigMap: ConfigMap;
+  CustomResourceDefinition: CustomResourceDefinition;
+  Deployment: Deployment;
+  Event: Event;
+  Lease: Lease;
+  Namespace: Namespace;
+  Pod: Pod;
+  Secret: Secret;
+  Service: Service;
+  ServiceAccount: ServiceAccount;
+}
+
+/** Options of {@link Client.resource}. */
+export interface ResourceOptions {
+  /** Bind the client to this namespace (namespaced kinds only). */
+  namespace?: string;
+}
+
+/**
+ * A connection to one API server. Cheap to create: nothing connects until the first call.
+ * Close it (or `await using` it) to release its connections.
+ *
+ * @example
+ * ```ts
+ * await using client = createClient({ url: server.url });
+ * const cms = client.resource(configMaps, { namespace: "default" });
+ * await cms.create({ metadata: { name: "a" }, data: { k: "v" } });
+ * ```
+ */
+export class Client {
+  readonly transport: Transport;
+  readonly #rest: RestClient;
+
+  constructor(
+    transport: Transport,
+    options: Omit<ClientOptions, "url" | "kubeconfig" | "context" | "transport"> = {},
+  ) {
+    this.transport = transport;
+    this.#rest = new RestClient(transport, {
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      retry: resolveRetryOptions(options.retry),
+      maxObjectBytes: checkNumber(
+        "Client",
+        "maxObjectBytes",
+        options.maxObjectBytes ?? 16 * 1024 * 1024,
+        {
+          min: 1024,
+          integer: true,
+        },
+      ),
+    });
+  }
+
+  /** A typed client for a resource definition (`configMaps`, or one from `defineResource`). */
+  resource<T extends KubeObject>(
+    definition: ResourceDefinition<T>,
+    options?: ResourceOptions,
+  ): ResourceClient<T>;
+  /** A typed client for a built-in kind by name. */
+  resource<K extends keyof BuiltinKinds>(
+    kind: K,
+    options?: ResourceOptions,
+  ): ResourceClient<BuiltinKinds[K]>;
+  resource(
+    kindOrDefinition: string | ResourceDefinition,
+    options: ResourceOptions = {},
+  ): ResourceClient<KubeObject> {
+    const def = typeof kindOrDefinition === "string" ? builtin(kindOrDefinition) : kindOrDefinition;
+    return new ResourceClient(this.#rest, def, options.namespace);
+  }
+
+  /** Closes the transport; open watches fail. Idempotent. */
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
+
+function builtin(kind: string): ResourceDefinition {
+  const def = builtinResources.find((d) => d.kind === kind && (kind !== "Event" || d.group === ""));
+  if (def === undefined) {
+    const known = [...new Set(builtinResources.map((d) => d.kind))].join(", ");
+    throw new TypeError(
+      `unknown built-in kind ${JSON.stringify(kind)}; known: ${known}; pass a ResourceDefinition for other kinds`,
+    );
+  }
+  return def;
+}
+
+/**
+ * Creates a client. With no options it uses the default kubeconfig (`$KUBECONFIG`,
+ * `~/.kube/config`, or the in-cluster service account); `{ url }` talks to a server with no
+ * credentials; `{ kubeconfig }` uses a given kubeconfig or file; `{ transport }` any transport.
+ * Kubeconfig problems (no file, no current context) surface on the first call.
+ */
+export function createClient(options: ClientOptions = {}): Client {
+  const given = [options.url, options.kubeconfig, options.transport].filter((v) => v !== undefined);
+  if (given.length > 1) {
+    throw new TypeError("createClient: give at most one of url, kubeconfig and transport");
+  }
+  let transport: Transport;
+  if (options.transport !== undefined) transport = options.transport;
+  else if (options.url !== undefined) transport = new HttpTransport({ url: options.url });
+  else if (options.kubeconfig !== undefined && typeof options.kubeconfig !== "string") {
+    const kc = options.kubeconfig;
+    if (options.context !== undefined) kc.setCurrentContext(options.context);
+    transport = kubeConfigTransport(kc);
+  } else {
+    const path = options.kubeconfig as string | undefined;
+    transport = lazyTransport(async () =>
+      kubeConfigTransport(await loadKubeConfig(path, options.context)),
+    );
+  }
+  return new Client(transport, options);
+}
+
+/** A transport made on first use (so that loading a kubeconfig can be asynchronous). */
+function lazyTransport(make: () => Promise<Transport>): Transport {
+  let made: Promise<Transport> | undefined;
+  let closed = false;
+  return {
+    request(req: TransportRequest): Promise<TransportResponse> {
+      made ??= make();
+      return made.then((t) => t.request(req));
+    },
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      if (made !== undefined) await (await made.catch(() => undefined))?.close();
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { DecodeError, type DecodeErrorReason } from "./decode-error.ts";
+import { decodeWatchLine } from "./watch-decoder.ts";
+
+const expect = { kind: "ConfigMap", apiVersion: "v1" };
+const cm = { kind: "ConfigMap", apiVersion: "v1", metadata: { name: "a", resourceVersion: "5" } };
+
+function fails(line: string, reason: DecodeErrorReason) {
+  assert.throws(
+    () => decodeWatchLine(line, expect),
+    (e: unknown) => e instanceof DecodeError && e.reason === reason && e.sample.length > 0,
+    line,
+  );
+}
+
+describe("decodeWatchLine", () => {
+  it("decodes ADDED, MODIFIED and DELETED events of the expected kind", () => {
+    for (const type of ["ADDED", "MODIFIED", "DELETED"] as const) {
+      assert.deepEqual(decodeWatchLine(JSON.stringify({ type, object: cm }), expect), {
+        type,
+        object: cm,
+      });
+    }
+  });
+
+  it("accepts objects that omit kind and apiVersion", () => {
+    const object = { metadata: { name: "a", resourceVersion: "1" } };
+    assert.deepEqual(
+      decodeWatchLine(JSON.stringify({ type: "ADDED", object }), expect).object,
+      object,
+    );
+  });
+
+  it("accepts a bookmark with only a resourceVersion (and annotations)", () => {
+    const object = {
+      kind: "ConfigMap",
+      apiVersion: "v1",
+      metadata: { resourceVersion: "9", annotations: { "k8s.io/initial-events-end": "true" } },
+    };
+    assert.deepEqual(decodeWatchLine(JSON.stringify({ type: "BOOKMARK", object }), expect), {
+      type: "BOOKMARK",
+      object,
+    });
+  });
+
+  it("passes ERROR events through, making a Status of anything else", () => {
+    const status = {
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      reason: "Expired",
+      code: 410,
+    };
+    assert.deepEqual(decodeWatchLine(JSON.stringify({ type: "ERROR", object: status }), expect), {
+      type: "ERROR",
+      object: status,
+    });
+    const odd = decodeWatchLine('{"type":"ERROR","object":{"oops":1}}', expect);
+    assert.equal(odd.type, "ERROR");
+    assert.equal((odd.object as { code: number }).code, 500);
+  });
+
+  it("rejects every kind of bad line with its reason and a sample", () => {
+    fails("not json", "InvalidJSON");
+    fails(
+      '{"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"1"}}',
+      "InvalidJSON",
+    );
+    fails('["ADDED"]', "InvalidEvent");
+    fails('{"type":"ADDED"}', "InvalidEvent");
+    fails('{"type":7,"object":{}}', "InvalidEvent");
+    fails(`{"type":"RENAMED","object":${JSON.stringify(cm)}}`, "UnknownEventType");
+    fails(`{"type":"ADDED","object":${JSON.stringify({ ...cm, kind: "Secret" })}}`, "WrongKind");
+    fails(`{"type":"ADDED","object":${JSON.stringify({ ...cm, apiVersion: "v2" })}}`, "WrongKind");
+    fails('{"type":"ADDED","object":"x"}', "InvalidObject");
+    fails('{"type":"ADDED","object":{"metadata":{"name":"a"}}}', "InvalidObject");
+    fails('{"type":"MODIFIED","object":{"metadata":{"resourceVersion":"1"}}}', "InvalidObject");
+    fails('{"type":"BOOKMARK","object":{"metadata":{}}}', "InvalidObject");
+  });
+
+  it("cuts the sample of a huge bad line", () => {
+    const line = `{"type":"ADDED","object":"${"x".repeat(100_000)}"}`;
+    try {
+      decodeWatchLine(line, expect);
+      assert.fail("expected a DecodeError");
+    } catch (e) {
+      assert.ok(e instanceof DecodeError);
+      assert.ok(e.sample.length < 400, `sample length ${e.sample.length}`);
+      assert.ok(e.message.length < 600);
+    }
+  });
+});
