@@ -2,6 +2,7 @@
  * kontroller/apiserver — the embedded Kubernetes-compatible API server: storage, watch cache,
  * registry and HTTP.
  */
+export { ApiServer, type ApiServerOptions } from "./http/server.ts";
 export { MemoryStorage } from "./storage/memory-storage.ts";
 export {
   type DeleteResult,
@@ -15,3 +16,4 @@ export {
   type WatchOptions,
 } from "./storage/storage.ts";
 export { isStorageError, StorageError, type StorageErrorCode } from "./storage/storage-error.ts";
+export type { WatchCacheStats } from "./watchcache/watch-cache.ts";

@@ -561,9 +561,12 @@ export class Store {
   /** A request object in this version → the stored form (apiVersion/kind set). */
   #in(body: KubeObject): KubeObject {
     const object = this.#o.toStorage ? this.#o.toStorage(body) : body;
-    object.apiVersion = this.#o.storageApiVersion ?? this.#apiVersion;
-    object.kind = this.#o.toStorage ? object.kind : this.def.kind;
-    return object;
+    const { apiVersion: _a, kind, ...rest } = object;
+    return {
+      apiVersion: this.#o.storageApiVersion ?? this.#apiVersion,
+      kind: this.#o.toStorage ? kind : this.def.kind,
+      ...rest,
+    };
   }
 
   /** A stored object → this version. */

@@ -1,0 +1,135 @@
+import type { KubeObject, StatusCause } from "../../core/index.ts";
+import { checkDns1123Label, checkDns1123Subdomain } from "../../core/index.ts";
+import { metaOf } from "../registry/codec.ts";
+import { field } from "../registry/field-errors.ts";
+import {
+  arrayAt,
+  child,
+  type Json,
+  rec,
+  recordAt,
+  setDefault,
+  stringAt,
+} from "../registry/strategies/util.ts";
+import type { Strategy } from "../registry/strategy.ts";
+import { structuralCauses } from "./schema.ts";
+
+/** The finalizer that keeps a CRD until its custom resources are deleted. */
+export const CRD_CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io";
+
+/** Defaults of `spec.names` and `spec.conversion`. */
+function defaultCrd(object: KubeObject): void {
+  const spec = child(rec(object), "spec");
+  const names = child(spec, "names");
+  if (typeof names.kind === "string") {
+    setDefault(names, "singular", names.kind.toLowerCase());
+    setDefault(names, "listKind", `${names.kind}List`);
+  }
+  setDefault(spec, "conversion", { strategy: "None" });
+  for (const v of arrayAt(spec, "versions") ?? []) {
+    if (v && typeof v === "object") setDefault(v as Json, "served", true);
+  }
+}
+
+/**
+ * CustomResourceDefinitions: name `<plural>.<group>`, names, scope, exactly one storage
+ * version, a structural schema per version; group and scope are immutable. The cleanup
+ * finalizer is added on create; status is written only by the CRD controller.
+ */
+export const crdStrategy: Strategy = {
+  statusSubresource: true,
+  allowUnconditionalUpdate: false,
+  trackGeneration: true,
+  prepareForCreate(object) {
+    defaultCrd(object);
+    const meta = metaOf(object);
+    meta.finalizers = [...new Set([...(meta.finalizers ?? []), CRD_CLEANUP_FINALIZER])];
+    delete rec(object).status;
+  },
+  prepareForUpdate(object) {
+    defaultCrd(object);
+  },
+  validate(object) {
+    const causes: StatusCause[] = [];
+    const spec = recordAt(rec(object), "spec") ?? {};
+    const group = spec.group;
+    const names = recordAt(spec, "names") ?? {};
+    if (typeof group !== "string" || group === "") causes.push(field.required("spec.group"));
+    else {
+      const bad = checkDns1123Subdomain(group);
+      if (bad) causes.push(field.invalid("spec.group", group, bad));
+      else if (!group.includes("."))
+        causes.push(field.invalid("spec.group", group, "should be a domain with at least one dot"));
+    }
+    for (const k of ["plural", "singular"]) {
+      const v = names[k];
+      if (k === "plural" && (typeof v !== "string" || v === ""))
+        causes.push(field.required(`spec.names.${k}`));
+      else if (typeof v === "string" && checkDns1123Label(v))
+        causes.push(field.invalid(`spec.names.${k}`, v, checkDns1123Label(v)!));
+    }
+    if (typeof names.kind !== "string" || names.kind === "")
+      causes.push(field.required("spec.names.kind"));
+    for (const [i, s] of (arrayAt(names, "shortNames") ?? []).entries()) {
+      if (typeof s !== "string" || checkDns1123Label(s))
+        causes.push(
+          field.invalid(`spec.names.shortNames[${i}]`, s, "must be a lowercase RFC 1123 label"),
+        );
+    }
+    const name = object.metadata?.name;
+    if (
+      typeof names.plural === "string" &&
+      typeof group === "string" &&
+      name !== `${names.plural}.${group}`
+    ) {
+      causes.push(field.invalid("metadata.name", name, 'must be spec.names.plural+"."+spec.group'));
+    }
+    if (spec.scope !== "Namespaced" && spec.scope !== "Cluster")
+      causes.push(field.notSupported("spec.scope", spec.scope, ["Cluster", "Namespaced"]));
+    const versions = arrayAt(spec, "versions") ?? [];
+    if (versions.length === 0)
+      causes.push(
+        field.required("spec.versions", "must have exactly one version marked as storage version"),
+      );
+    const storage = versions.filter((v) => (v as Json)?.storage === true).length;
+    if (versions.length > 0 && storage !== 1) {
+      causes.push(
+        field.invalid(
+          "spec.versions",
+          versions.map((v) => (v as Json)?.name),
+          "must have exactly one version marked as storage version",
+        ),
+      );
+    }
+    const seen = new Set<unknown>();
+    versions.forEach((raw, i) => {
+      const v = (raw ?? {}) as Json;
+      const p = `spec.versions[${i}]`;
+      if (typeof v.name !== "string" || checkDns1123Label(v.name))
+        causes.push(field.invalid(`${p}.name`, v.name, "must be a lowercase RFC 1123 label"));
+      if (seen.has(v.name)) causes.push(field.duplicate(`${p}.name`, v.name));
+      seen.add(v.name);
+      const schema = recordAt(recordAt(v, "schema") ?? {}, "openAPIV3Schema");
+      if (schema === undefined)
+        causes.push(field.required(`${p}.schema.openAPIV3Schema`, "schemas are required"));
+      else causes.push(...structuralCauses(schema, `${p}.schema.openAPIV3Schema`));
+    });
+    const strategy = stringAt(spec, "conversion.strategy");
+    if (strategy !== undefined && strategy !== "None")
+      causes.push(field.notSupported("spec.conversion.strategy", strategy, ["None"]));
+    if (spec.preserveUnknownFields === true)
+      causes.push(field.invalid("spec.preserveUnknownFields", true, "must be false in v1"));
+    return causes;
+  },
+  validateUpdate(object, old) {
+    const causes: StatusCause[] = [];
+    for (const k of ["spec.group", "spec.scope"]) {
+      if (stringAt(object, k) !== stringAt(old, k))
+        causes.push(field.immutable(k, stringAt(object, k)));
+    }
+    return causes;
+  },
+  columns: [
+    { name: "Created At", type: "string", cell: (o) => o.metadata?.creationTimestamp ?? "" },
+  ],
+};

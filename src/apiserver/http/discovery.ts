@@ -1,0 +1,129 @@
+import { createHash } from "node:crypto";
+import { isNamespaced } from "../../resources/index.ts";
+import type { Registry, ServedResource } from "../registry/registry.ts";
+
+/** The Kubernetes version this server speaks. */
+export const KUBE_VERSION = { major: "1", minor: "32", gitVersion: "v1.32.0" };
+
+/** `GET /version`. */
+export function versionInfo(): Record<string, string> {
+  return {
+    ...KUBE_VERSION,
+    gitCommit: "kontroller",
+    gitTreeState: "clean",
+    buildDate: "2026-01-01T00:00:00Z",
+    goVersion: "go1.23.0",
+    compiler: "gc",
+    platform: `${process.platform}/${process.arch === "x64" ? "amd64" : process.arch}`,
+  };
+}
+
+/** base64 of the first 8 bytes of SHA-256 of `group/version/kind` (kube's storageVersionHash). */
+export function storageVersionHash(group: string, version: string, kind: string): string {
+  return createHash("sha256")
+    .update(`${group}/${version}/${kind}`)
+    .digest()
+    .subarray(0, 8)
+    .toString("base64");
+}
+
+/** Orders versions as kube does: GA > beta > alpha, higher numbers first, others last by name. */
+export function compareKubeAwareVersions(a: string, b: string): number {
+  const parse = (v: string) => {
+    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+    if (m === null) return { rank: 3, major: 0, minor: 0, v };
+    return {
+      rank: m[2] === undefined ? 0 : m[2] === "beta" ? 1 : 2,
+      major: Number(m[1]),
+      minor: Number(m[3] ?? 0),
+      v,
+    };
+  };
+  const x = parse(a);
+  const y = parse(b);
+  if (x.rank !== y.rank) return x.rank - y.rank;
+  if (x.rank === 3) return x.v < y.v ? -1 : x.v > y.v ? 1 : 0;
+  if (x.major !== y.major) return y.major - x.major;
+  return y.minor - x.minor;
+}
+
+/** Served resources grouped by API group, versions in preference order. */
+export function groupsOf(registry: Registry): Map<string, Map<string, ServedResource[]>> {
+  const groups = new Map<string, Map<string, ServedResource[]>>();
+  for (const s of registry.all()) {
+    let versions = groups.get(s.def.group);
+    if (versions === undefined) groups.set(s.def.group, (versions = new Map()));
+    let list = versions.get(s.def.version);
+    if (list === undefined) versions.set(s.def.version, (list = []));
+    list.push(s);
+  }
+  for (const [g, versions] of groups) {
+    groups.set(g, new Map([...versions].sort(([a], [b]) => compareKubeAwareVersions(a, b))));
+  }
+  return groups;
+}
+
+/** `GET /api`. */
+export function legacyVersions(host: string): unknown {
+  return {
+    kind: "APIVersions",
+    versions: ["v1"],
+    serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress: host }],
+  };
+}
+
+function apiGroup(name: string, versions: Iterable<string>): unknown {
+  const list = [...versions].map((version) => ({ groupVersion: `${name}/${version}`, version }));
+  return { name, versions: list, preferredVersion: list[0] };
+}
+
+/** `GET /apis`: every group but the core one. */
+export function groupList(registry: Registry): unknown {
+  const groups = [...groupsOf(registry)]
+    .filter(([g]) => g !== "")
+    .map(([g, versions]) => apiGroup(g, versions.keys()));
+  return { kind: "APIGroupList", apiVersion: "v1", groups };
+}
+
+/** `GET /apis/{group}`, or undefined when the group is not served. */
+export function groupInfo(registry: Registry, group: string): unknown {
+  const versions = groupsOf(registry).get(group);
+  if (versions === undefined || group === "") return undefined;
+  return { kind: "APIGroup", apiVersion: "v1", ...(apiGroup(group, versions.keys()) as object) };
+}
+
+/** `GET /api/v1` or `/apis/{group}/{version}`, or undefined when not served. */
+export function resourceList(registry: Registry, group: string, version: string): unknown {
+  const served = groupsOf(registry).get(group)?.get(version);
+  if (served === undefined) return undefined;
+  const resources: unknown[] = [];
+  for (const s of [...served].sort((a, b) => (a.def.plural < b.def.plural ? -1 : 1))) {
+    const d = s.def;
+    resources.push({
+      name: d.plural,
+      singularName: d.singular,
+      namespaced: isNamespaced(d),
+      kind: d.kind,
+      verbs: [...s.verbs],
+      ...(d.shortNames.length > 0 ? { shortNames: [...d.shortNames] } : {}),
+      ...(d.categories.length > 0 ? { categories: [...d.categories] } : {}),
+      storageVersionHash: storageVersionHash(d.group, d.version, d.kind),
+    });
+    for (const sub of s.subresources) {
+      const scale = sub === "scale";
+      resources.push({
+        name: `${d.plural}/${sub}`,
+        singularName: "",
+        namespaced: isNamespaced(d),
+        ...(scale ? { group: "autoscaling", version: "v1", kind: "Scale" } : { kind: d.kind }),
+        verbs: sub === "finalize" ? ["update"] : ["get", "patch", "update"],
+      });
+    }
+  }
+  return {
+    kind: "APIResourceList",
+    apiVersion: "v1",
+    groupVersion: group === "" ? version : `${group}/${version}`,
+    resources,
+  };
+}

@@ -1,0 +1,495 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { type Clock, errors, type KubeObject } from "../../core/index.ts";
+import { apiVersionOf, isNamespaced } from "../../resources/index.ts";
+import { applyJsonPatch } from "../patch/json-patch.ts";
+import { applyMergePatch } from "../patch/merge-patch.ts";
+import { applyStrategicMerge } from "../patch/strategic-merge.ts";
+import type { DeleteOptions } from "../registry/deletion.ts";
+import type { Registry, ServedResource } from "../registry/registry.ts";
+import type { ListResult } from "../registry/store.ts";
+import type { WatchEncoder } from "../watchcache/cache-event.ts";
+import { decodeObjectBody, mediaType, parseJson, readBody, unsupported } from "./body.ts";
+import { parseListParams } from "./list-options.ts";
+import { negotiate, type Output } from "./negotiate.ts";
+import { sendJson, successStatus } from "./respond.ts";
+import {
+  columnsOf,
+  definitions,
+  type IncludeObject,
+  parseIncludeObject,
+  tableRow,
+} from "./table.ts";
+import { streamWatch, watchDeadline } from "./watch.ts";
+
+/** What the resource handler needs from the server. */
+export interface ResourceContext {
+  readonly registry: Registry;
+  readonly clock: Clock;
+  /** kube's --min-request-timeout (s): default watch length is 1–2× this. */
+  readonly minRequestTimeoutSeconds: number;
+  /** Custom-resource handling (scale subresource, strict field validation) from the CRD layer. */
+  readonly scale?: ScaleHandler;
+}
+
+/** Serves `/scale` of custom resources. */
+export interface ScaleHandler {
+  get(served: ServedResource, namespace: string, name: string): Promise<unknown>;
+  update(
+    served: ServedResource,
+    namespace: string,
+    name: string,
+    scale: (current: unknown) => unknown,
+    dryRun: boolean,
+  ): Promise<unknown>;
+}
+
+/** A resource request, parsed from the path. */
+export interface ResourceRequest {
+  readonly group: string;
+  readonly version: string;
+  readonly namespace: string;
+  readonly namespaced: boolean;
+  readonly resource: string;
+  readonly name: string;
+  readonly subresource: string;
+}
+
+const notFoundResource = () => errors.notFound({ group: "", resource: "" }, "");
+
+function notFound(): never {
+  const e = notFoundResource();
+  e.status.message = "the server could not find the requested resource";
+  e.status.details = {};
+  throw e;
+}
+
+function methodNotAllowed(method: string, what: string): never {
+  throw errors.methodNotAllowed(
+    `the server does not allow this method on the requested resource: ${method} is not supported on ${what}`,
+  );
+}
+
+function dryRunOf(q: URLSearchParams): boolean {
+  const values = q.getAll("dryRun");
+  for (const v of values)
+    if (v !== "All")
+      throw errors.badRequest(
+        `invalid dryRun value ${JSON.stringify(v)}: the only supported value is "All"`,
+      );
+  return values.length > 0;
+}
+
+function checkFieldValidation(q: URLSearchParams): void {
+  const v = q.get("fieldValidation");
+  if (v !== null && v !== "" && v !== "Ignore" && v !== "Warn" && v !== "Strict") {
+    throw errors.badRequest(
+      `invalid fieldValidation ${JSON.stringify(v)}: must be one of "Ignore", "Warn", "Strict"`,
+    );
+  }
+}
+
+/** Checks the apiVersion and kind a body declares against the endpoint's. */
+function checkBodyType(served: ServedResource, body: Record<string, unknown>): KubeObject {
+  const want = apiVersionOf(served.def);
+  if (body.apiVersion !== undefined && body.apiVersion !== want) {
+    throw errors.badRequest(
+      `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${want})`,
+    );
+  }
+  if (body.kind !== undefined && body.kind !== served.def.kind) {
+    throw errors.badRequest(
+      `the kind in the data (${String(body.kind)}) does not match the expected kind (${served.def.kind}) of ${served.def.plural}`,
+    );
+  }
+  if (
+    body.metadata !== undefined &&
+    (typeof body.metadata !== "object" || body.metadata === null || Array.isArray(body.metadata))
+  ) {
+    throw errors.badRequest(
+      `${served.def.kind} in version "${served.def.version}" cannot be handled as a ${served.def.kind}: metadata must be an object`,
+    );
+  }
+  return body as KubeObject;
+}
+
+/** Serves one request on a resource path. */
+export async function handleResource(
+  ctx: ResourceContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  r: ResourceRequest,
+  query: URLSearchParams,
+): Promise<void> {
+  const served = ctx.registry.lookup(r.group, r.version, r.resource);
+  if (served === undefined) notFound();
+  const namespacedKind = isNamespaced(served.def);
+  if (!namespacedKind && r.namespaced) notFound();
+  if (r.subresource !== "" && !served.subresources.includes(r.subresource)) notFound();
+  const store = served.store;
+  const method = req.method ?? "GET";
+  const ns = r.namespace;
+  const what =
+    r.name === ""
+      ? `the collection of ${served.def.plural}`
+      : `${served.def.plural}${r.subresource ? `/${r.subresource}` : ""}`;
+  // Writes and single-object reads of a namespaced kind need a namespace in the path.
+  if (namespacedKind && !r.namespaced && !(method === "GET" && r.name === "")) {
+    if (r.name !== "" || method !== "GET") notFound();
+  }
+
+  if (method === "GET") {
+    if (r.subresource === "scale") {
+      if (ctx.scale === undefined) notFound();
+      return sendJson(res, 200, await ctx.scale.get(served, ns, r.name));
+    }
+    const output = negotiate(req.headers.accept, r.subresource === "");
+    const params = parseListParams(
+      query,
+      store.fieldSelectors,
+      served.custom !== undefined,
+      r.name !== "" && isWatch(query) ? r.name : "",
+    );
+    if (params.watch) return serveWatch(ctx, req, res, served, ns, params, output, query);
+    if (r.name !== "") {
+      const object = await store.get(ns, r.name, query.get("resourceVersion") ?? undefined);
+      return sendObject(ctx, res, 200, served, object, output, query);
+    }
+    const list = await store.list(ns, params);
+    return sendList(ctx, res, served, list, output, query);
+  }
+
+  if (method === "POST") {
+    if (r.name !== "" || r.subresource !== "") methodNotAllowed(method, what);
+    const dryRun = dryRunOf(query);
+    checkFieldValidation(query);
+    const output = negotiate(req.headers.accept, false);
+    const body = checkBodyType(
+      served,
+      decodeObjectBody(await readBody(req), req.headers["content-type"]),
+    );
+    const created = await store.create(ns, body, { dryRun });
+    return sendObject(ctx, res, 201, served, created, output, query);
+  }
+
+  if (method === "PUT") {
+    if (r.name === "") methodNotAllowed(method, what);
+    const dryRun = dryRunOf(query);
+    checkFieldValidation(query);
+    const output = negotiate(req.headers.accept, false);
+    const raw = decodeObjectBody(await readBody(req), req.headers["content-type"]);
+    if (r.subresource === "scale") {
+      if (ctx.scale === undefined) notFound();
+      return sendJson(res, 200, await ctx.scale.update(served, ns, r.name, () => raw, dryRun));
+    }
+    const body = checkBodyType(served, raw);
+    const updated = await store.update(ns, r.name, body, {
+      dryRun,
+      ...(r.subresource ? { subresource: r.subresource } : {}),
+    });
+    return sendObject(ctx, res, 200, served, updated, output, query);
+  }
+
+  if (method === "PATCH") {
+    if (r.name === "" || r.subresource === "finalize") methodNotAllowed(method, what);
+    const dryRun = dryRunOf(query);
+    checkFieldValidation(query);
+    const output = negotiate(req.headers.accept, false);
+    const type = mediaType(req.headers["content-type"]);
+    const accepted = served.strategicMerge
+      ? [
+          "application/json-patch+json",
+          "application/merge-patch+json",
+          "application/strategic-merge-patch+json",
+        ]
+      : ["application/json-patch+json", "application/merge-patch+json"];
+    if (!accepted.includes(type)) throw unsupported(type, accepted);
+    const patch = parseJson(await readBody(req));
+    const apply = (current: unknown): unknown => {
+      if (type === "application/json-patch+json") return applyJsonPatch(current, patch);
+      if (type === "application/merge-patch+json") return applyMergePatch(current, patch);
+      return applyStrategicMerge(served.def.kind, current, patch);
+    };
+    if (r.subresource === "scale") {
+      if (ctx.scale === undefined) notFound();
+      return sendJson(res, 200, await ctx.scale.update(served, ns, r.name, apply, dryRun));
+    }
+    const patched = await store.guaranteedUpdate(
+      ns,
+      r.name,
+      (current) => {
+        const next = apply(current);
+        if (typeof next !== "object" || next === null || Array.isArray(next)) {
+          throw errors.badRequest("the patch made the object something other than a JSON object");
+        }
+        return checkBodyType(served, next as Record<string, unknown>);
+      },
+      { dryRun, ...(r.subresource ? { subresource: r.subresource } : {}) },
+    );
+    return sendObject(ctx, res, 200, served, patched, output, query);
+  }
+
+  if (method === "DELETE") {
+    if (r.subresource !== "") methodNotAllowed(method, what);
+    const dryRun = dryRunOf(query);
+    const options = await deleteOptionsOf(req, query);
+    if (r.name === "") {
+      if (!served.verbs.includes("deletecollection")) methodNotAllowed(method, what);
+      const params = parseListParams(query, store.fieldSelectors, served.custom !== undefined, "");
+      const list = await store.list(ns, { ...params, limit: 0 });
+      const done: KubeObject[] = [];
+      for (const e of list.items) {
+        try {
+          const { object } = await store.delete(
+            e.object.metadata?.namespace ?? "",
+            e.object.metadata?.name ?? "",
+            options,
+            { dryRun },
+          );
+          done.push(object);
+        } catch (err) {
+          if ((err as { code?: number }).code !== 404) throw err;
+        }
+      }
+      return sendJson(res, 200, {
+        kind: served.def.listKind,
+        apiVersion: apiVersionOf(served.def),
+        metadata: { resourceVersion: String(list.resourceVersion) },
+        items: done,
+      });
+    }
+    const { object, deleted } = await store.delete(ns, r.name, options, { dryRun });
+    if (!deleted || store.strategy.returnDeletedObject) return sendJson(res, 200, object);
+    return sendJson(
+      res,
+      200,
+      successStatus({
+        name: r.name,
+        group: served.def.group,
+        kind: served.def.plural,
+        uid: object.metadata?.uid ?? "",
+      }),
+    );
+  }
+
+  methodNotAllowed(method, what);
+}
+
+function isWatch(q: URLSearchParams): boolean {
+  const w = q.get("watch");
+  return w !== null && w !== "false" && w !== "0";
+}
+
+async function deleteOptionsOf(req: IncomingMessage, q: URLSearchParams): Promise<DeleteOptions> {
+  const body = await readBody(req);
+  let options: DeleteOptions = {};
+  if (body.length > 0) {
+    const parsed = parseJson(body);
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+      throw errors.badRequest("DeleteOptions must be a JSON object");
+    options = parsed as DeleteOptions;
+  }
+  const policy = q.get("propagationPolicy");
+  if (policy !== null)
+    options = { ...options, propagationPolicy: policy as DeleteOptions["propagationPolicy"] };
+  const orphan = q.get("orphanDependents");
+  if (orphan !== null) options = { ...options, orphanDependents: orphan === "true" };
+  const grace = q.get("gracePeriodSeconds");
+  if (grace !== null) options = { ...options, gracePeriodSeconds: Number(grace) };
+  const p = options.propagationPolicy;
+  if (p !== undefined && p !== "Orphan" && p !== "Background" && p !== "Foreground") {
+    throw errors.invalid("DeleteOptions", "meta.k8s.io", "", [
+      {
+        reason: "FieldValueNotSupported",
+        field: "propagationPolicy",
+        message: `Unsupported value: ${JSON.stringify(p)}: supported values: "Foreground", "Background", "Orphan"`,
+      },
+    ]);
+  }
+  if (p !== undefined && options.orphanDependents !== undefined) {
+    throw errors.invalid("DeleteOptions", "meta.k8s.io", "", [
+      {
+        reason: "FieldValueInvalid",
+        field: "propagationPolicy",
+        message: 'Invalid value: "": orphanDependents and deletionPropagation cannot be both set',
+      },
+    ]);
+  }
+  return options;
+}
+
+/** An encoder for a watch's output: plain JSON (shared), metadata only (shared), or a Table. */
+function encoderFor(
+  ctx: ResourceContext,
+  served: ServedResource,
+  output: Output,
+  query: URLSearchParams,
+): WatchEncoder {
+  const base = served.store.encoder;
+  if (output.kind === "json") return base;
+  if (output.kind === "metadata") {
+    return {
+      id: `${base.id}:meta`,
+      encode: (o) =>
+        JSON.stringify({
+          kind: "PartialObjectMetadata",
+          apiVersion: "meta.k8s.io/v1",
+          metadata: o.metadata ?? {},
+        }),
+    };
+  }
+  const include = parseIncludeObject(query.get("includeObject"));
+  const columns = columnsOf(served);
+  let first = true;
+  return {
+    id: `table:${Math.random()}`,
+    encode: (o) => {
+      const object = JSON.parse(base.encode(o)) as KubeObject;
+      const table = {
+        kind: "Table",
+        apiVersion: output.apiVersion,
+        metadata: {},
+        columnDefinitions: first ? definitions(columns) : null,
+        rows: [tableRow(columns, object, include, ctx.clock.now())],
+      };
+      first = false;
+      return JSON.stringify(table);
+    },
+  };
+}
+
+async function serveWatch(
+  ctx: ResourceContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  served: ServedResource,
+  namespace: string,
+  params: ReturnType<typeof parseListParams>,
+  output: Output,
+  query: URLSearchParams,
+): Promise<void> {
+  const store = served.store;
+  const cache = store.cache;
+  const rv = params.resourceVersion ?? "";
+  const abort = new AbortController();
+  req.socket.once("close", () => abort.abort());
+  let startRv: number | undefined;
+  let initialEvents = true;
+  if (params.sendInitialEvents === true || rv === "" || rv === "0") {
+    // Streaming list (or a legacy watch from "now"): the state first, at least as fresh as asked.
+    if (rv === "")
+      await cache.waitUntilFresh(await ctx.registry.storage.currentRevision(), abort.signal);
+    else if (rv !== "0") await cache.waitUntilFresh(Number(rv), abort.signal);
+    if (params.sendInitialEvents === false) initialEvents = false;
+  } else if (params.sendInitialEvents === false && rv === "") {
+    initialEvents = false;
+  } else {
+    startRv = Number(rv);
+  }
+  if (params.sendInitialEvents === false && rv !== "" && rv !== "0") startRv = Number(rv);
+  const timeout = params.timeoutSeconds === 0 ? undefined : params.timeoutSeconds;
+  const watcher = store.watch({
+    filter: { namespace, label: params.label, field: params.field },
+    encoder: encoderFor(ctx, served, output, query),
+    ...(startRv === undefined ? {} : { startRv }),
+    initialEvents,
+    allowBookmarks: params.allowWatchBookmarks,
+    initialEventsEndBookmark: params.allowWatchBookmarks && startRv === undefined && initialEvents,
+    deadline: watchDeadline(ctx.clock, timeout, ctx.minRequestTimeoutSeconds),
+  });
+  await streamWatch(req, res, watcher);
+}
+
+function outputObject(
+  ctx: ResourceContext,
+  served: ServedResource,
+  object: KubeObject,
+  output: Output,
+  query: URLSearchParams,
+): unknown {
+  if (output.kind === "json") return object;
+  if (output.kind === "metadata")
+    return {
+      kind: "PartialObjectMetadata",
+      apiVersion: "meta.k8s.io/v1",
+      metadata: object.metadata ?? {},
+    };
+  const include = parseIncludeObject(query.get("includeObject"));
+  const columns = columnsOf(served);
+  return {
+    kind: "Table",
+    apiVersion: output.apiVersion,
+    metadata: { resourceVersion: object.metadata?.resourceVersion ?? "" },
+    columnDefinitions: definitions(columns),
+    rows: [tableRow(columns, object, include, ctx.clock.now())],
+  };
+}
+
+function sendObject(
+  ctx: ResourceContext,
+  res: ServerResponse,
+  code: number,
+  served: ServedResource,
+  object: KubeObject,
+  output: Output,
+  query: URLSearchParams,
+): void {
+  sendJson(res, code, outputObject(ctx, served, object, output, query));
+}
+
+function sendList(
+  ctx: ResourceContext,
+  res: ServerResponse,
+  served: ServedResource,
+  list: ListResult,
+  output: Output,
+  query: URLSearchParams,
+): void {
+  const metadata = JSON.stringify({
+    resourceVersion: String(list.resourceVersion),
+    ...(list.continue ? { continue: list.continue } : {}),
+    ...(list.remainingItemCount !== undefined
+      ? { remainingItemCount: list.remainingItemCount }
+      : {}),
+  });
+  if (output.kind === "table") {
+    const include = parseIncludeObject(query.get("includeObject"));
+    const columns = columnsOf(served);
+    const now = ctx.clock.now();
+    const encoder = served.store.encoder;
+    const rows = list.items.map((e) =>
+      tableRow(
+        columns,
+        encoder.id === "json"
+          ? e.object
+          : (JSON.parse(served.store.cache.entryJson(e, encoder)) as KubeObject),
+        include,
+        now,
+      ),
+    );
+    return sendJson(
+      res,
+      200,
+      `{"kind":"Table","apiVersion":"${output.apiVersion}","metadata":${metadata},"columnDefinitions":${JSON.stringify(definitions(columns))},"rows":${JSON.stringify(rows)}}`,
+    );
+  }
+  if (output.kind === "metadata") {
+    const items = list.items.map((e) => ({
+      kind: "PartialObjectMetadata",
+      apiVersion: "meta.k8s.io/v1",
+      metadata: e.object.metadata ?? {},
+    }));
+    return sendJson(
+      res,
+      200,
+      `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":${metadata},"items":${JSON.stringify(items)}}`,
+    );
+  }
+  const cache = served.store.cache;
+  const encoder = served.store.encoder;
+  const items = list.items.map((e) => cache.entryJson(e, encoder)).join(",");
+  sendJson(
+    res,
+    200,
+    `{"kind":"${served.def.listKind}","apiVersion":"${apiVersionOf(served.def)}","metadata":${metadata},"items":[${items}]}`,
+  );
+}

@@ -1,0 +1,274 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  type CancelTimer,
+  type Clock,
+  checkNumber,
+  errors,
+  InvalidOptionError,
+  realClock,
+} from "../../core/index.ts";
+import { CrdController } from "../crd/crd-controller.ts";
+import { Registry } from "../registry/registry.ts";
+import { MemoryStorage } from "../storage/memory-storage.ts";
+import type { Storage } from "../storage/storage.ts";
+import type { WatchCacheOptions, WatchCacheStats } from "../watchcache/watch-cache.ts";
+import { groupInfo, groupList, legacyVersions, resourceList, versionInfo } from "./discovery.ts";
+import { groupVersionDocument, openApiIndex } from "./openapi.ts";
+import { parsePath } from "./request-info.ts";
+import { handleResource, type ResourceContext } from "./resource-handler.ts";
+import { sendError, sendJson } from "./respond.ts";
+
+/** Options of {@link ApiServer}. */
+export interface ApiServerOptions {
+  /** Address to bind. @default "127.0.0.1" */
+  host?: string;
+  /** Port to bind; 0 picks a free one. @default 0 */
+  port?: number;
+  /** When set, every request needs `Authorization: Bearer <token>` (401 otherwise). */
+  token?: string;
+  /** Where objects live. @default a new MemoryStorage (closed with the server) */
+  storage?: Storage;
+  /** @default realClock */
+  clock?: Clock;
+  /** Default watches last 1–2× this many seconds (kube's --min-request-timeout). @default 1800 */
+  minRequestTimeoutSeconds?: number;
+  /** How often storage history is compacted (kube: 5 min). 0 disables it. @default 300000 */
+  compactionIntervalMs?: number;
+  /** Watch cache tuning, for every resource. */
+  watchCache?: Partial<
+    Pick<
+      WatchCacheOptions,
+      | "historyMinCapacity"
+      | "historyMaxCapacity"
+      | "eventFreshMs"
+      | "watcherBufferSize"
+      | "freshnessTimeoutMs"
+      | "bookmarkIntervalMs"
+    >
+  >;
+}
+
+/**
+ * The embedded Kubernetes-compatible API server. The constructor only checks options;
+ * `listen()` starts the watch caches, creates the system namespaces and binds the port;
+ * `close()` ends every watch and stops (idempotent).
+ */
+export class ApiServer {
+  readonly #host: string;
+  readonly #port: number;
+  readonly #token: string | undefined;
+  readonly #storage: Storage;
+  readonly #ownsStorage: boolean;
+  readonly #clock: Clock;
+  readonly #minRequestTimeoutSeconds: number;
+  readonly #compactionIntervalMs: number;
+  readonly #registry: Registry;
+  readonly #crds: CrdController;
+  #http: Server | undefined;
+  #url: string | undefined;
+  #closing: Promise<void> | undefined;
+  #cancelCompaction: CancelTimer | undefined;
+
+  constructor(options: ApiServerOptions = {}) {
+    const owner = "ApiServer";
+    this.#host = options.host ?? "127.0.0.1";
+    this.#port = checkNumber(owner, "port", options.port ?? 0, {
+      min: 0,
+      max: 65535,
+      integer: true,
+    });
+    if (options.token !== undefined && (options.token === "" || /\s/.test(options.token))) {
+      throw new InvalidOptionError(
+        owner,
+        "token",
+        options.token,
+        "must be a non-empty string without whitespace",
+      );
+    }
+    this.#token = options.token;
+    this.#storage = options.storage ?? new MemoryStorage();
+    this.#ownsStorage = options.storage === undefined;
+    this.#clock = options.clock ?? realClock;
+    this.#minRequestTimeoutSeconds = checkNumber(
+      owner,
+      "minRequestTimeoutSeconds",
+      options.minRequestTimeoutSeconds ?? 1800,
+      { above: 0 },
+    );
+    this.#compactionIntervalMs = checkNumber(
+      owner,
+      "compactionIntervalMs",
+      options.compactionIntervalMs ?? 300_000,
+      { min: 0 },
+    );
+    this.#registry = new Registry({
+      storage: this.#storage,
+      clock: this.#clock,
+      ...(options.watchCache ? { watchCache: options.watchCache } : {}),
+    });
+    this.#crds = new CrdController(this.#registry);
+  }
+
+  /** `http://host:port` once listening. */
+  get url(): string {
+    if (this.#url === undefined) throw new Error("ApiServer: not listening; call listen() first");
+    return this.#url;
+  }
+
+  /** The registry of served resources (stats, fault injection). */
+  get registry(): Registry {
+    return this.#registry;
+  }
+
+  /** Starts serving. Resolves with the URL once requests are accepted. */
+  async listen(): Promise<string> {
+    if (this.#url !== undefined) return this.#url;
+    await this.#registry.start();
+    await this.#crds.start();
+    const ctx: ResourceContext = {
+      registry: this.#registry,
+      clock: this.#clock,
+      minRequestTimeoutSeconds: this.#minRequestTimeoutSeconds,
+      scale: this.#crds.scale,
+    };
+    const server = createServer((req, res) => {
+      this.#handle(ctx, req, res).catch((err: unknown) => sendError(res, err));
+    });
+    server.keepAliveTimeout = 65_000;
+    this.#http = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(this.#port, this.#host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    const { port } = server.address() as AddressInfo;
+    const host = this.#host.includes(":") ? `[${this.#host}]` : this.#host;
+    this.#url = `http://${host}:${port}`;
+    this.#scheduleCompaction(await this.#storage.currentRevision());
+    return this.#url;
+  }
+
+  /** Per-resource watch cache counters, by storage prefix. */
+  stats(): Record<string, WatchCacheStats> {
+    return Object.fromEntries(
+      [...this.#registry.caches()].map(([prefix, c]) => [prefix, c.stats()]),
+    );
+  }
+
+  /** Closes every open watch (clients reconnect from their last resourceVersion). */
+  cutWatches(): void {
+    for (const cache of this.#registry.caches().values()) cache.terminateAllWatchers();
+  }
+
+  /** Stops serving: ends every watch, closes connections, the caches and (if owned) storage. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#cancelCompaction?.();
+      await this.#crds.close();
+      await this.#registry.close();
+      const server = this.#http;
+      if (server !== undefined) {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeAllConnections();
+        await closed;
+      }
+      if (this.#ownsStorage) await this.#storage.close();
+    })();
+    return this.#closing;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  /** Compacts every interval to the revision seen at the previous tick (kube's compactor). */
+  #scheduleCompaction(previous: number): void {
+    if (this.#compactionIntervalMs === 0) return;
+    this.#cancelCompaction = this.#clock.setTimer(this.#compactionIntervalMs, () => {
+      void (async () => {
+        try {
+          const current = await this.#storage.currentRevision();
+          await this.#storage.compact(previous);
+          this.#scheduleCompaction(current);
+        } catch {
+          // storage closed: stop compacting
+        }
+      })();
+    });
+  }
+
+  async #handle(ctx: ResourceContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.#token !== undefined && req.headers.authorization !== `Bearer ${this.#token}`) {
+      throw errors.unauthorized();
+    }
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const target = parsePath(url.pathname);
+    const method = req.method ?? "GET";
+    if (target.kind === "resource") return handleResource(ctx, req, res, target, url.searchParams);
+    if (method !== "GET" && method !== "HEAD") {
+      throw errors.methodNotAllowed(
+        `the server does not allow this method on the requested resource: ${method} ${url.pathname}`,
+      );
+    }
+    const reg = this.#registry;
+    const found = (value: unknown) => {
+      if (value === undefined) throw notFound();
+      sendJson(res, 200, value);
+    };
+    switch (target.kind) {
+      case "health":
+        res.writeHead(200, { "Content-Type": "text/plain; charset=utf-8" });
+        res.end("ok");
+        return;
+      case "version":
+        return sendJson(res, 200, versionInfo());
+      case "legacy-versions":
+        return sendJson(res, 200, legacyVersions(req.headers.host ?? new URL(this.url).host));
+      case "groups":
+        return sendJson(res, 200, groupList(reg));
+      case "group":
+        return found(groupInfo(reg, target.group));
+      case "resources":
+        return found(resourceList(reg, target.group, target.version));
+      case "openapi":
+        return this.#openapi(res, target.path);
+      case "root":
+        return sendJson(res, 200, {
+          paths: [
+            "/api",
+            "/api/v1",
+            "/apis",
+            "/healthz",
+            "/livez",
+            "/openapi/v3",
+            "/readyz",
+            "/version",
+          ],
+        });
+      default:
+        throw notFound();
+    }
+  }
+
+  #openapi(res: ServerResponse, path: string): void {
+    if (path === "v3" || path === "v3/") return sendJson(res, 200, openApiIndex(this.#registry));
+    const m = /^v3\/(?:api\/([^/]+)|apis\/([^/]+)\/([^/]+))$/.exec(path);
+    if (m === null) throw notFound();
+    const doc =
+      m[1] !== undefined
+        ? groupVersionDocument(this.#registry, "", m[1])
+        : groupVersionDocument(this.#registry, m[2]!, m[3]!);
+    if (doc === undefined) throw notFound();
+    sendJson(res, 200, doc);
+  }
+}
+
+function notFound() {
+  const e = errors.notFound({ group: "", resource: "" }, "");
+  e.status.message = "the server could not find the requested resource";
+  e.status.details = {};
+  return e;
+}

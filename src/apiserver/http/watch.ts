@@ -1,0 +1,62 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Clock } from "../../core/index.ts";
+import type { CacheWatcher } from "../watchcache/cache-watcher.ts";
+
+/**
+ * Streams a watcher to the client: HTTP 200, chunked, one JSON event per line, headers flushed
+ * at once. Each batch of lines is written together; while the socket is full the writer waits
+ * for it to drain, and the watcher's own bounded buffer absorbs (or, when full, closes) it.
+ * Ends when the watcher closes (timeout, error event, too slow, cut) or the client goes away.
+ */
+export async function streamWatch(
+  req: IncomingMessage,
+  res: ServerResponse,
+  watcher: CacheWatcher,
+): Promise<void> {
+  res.writeHead(200, {
+    "Content-Type": "application/json",
+    "Transfer-Encoding": "chunked",
+    "Cache-Control": "no-cache, private",
+  });
+  res.flushHeaders();
+  const onClose = () => watcher.close("client");
+  req.socket.once("close", onClose);
+  res.once("close", onClose);
+  try {
+    for await (const lines of watcher) {
+      if (res.destroyed) break;
+      let ok = true;
+      res.cork();
+      for (const line of lines) ok = res.write(line);
+      res.uncork();
+      if (!ok && !res.destroyed) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            res.off("drain", done);
+            res.off("close", done);
+            resolve();
+          };
+          res.once("drain", done);
+          res.once("close", done);
+        });
+      }
+    }
+  } finally {
+    req.socket.off("close", onClose);
+    res.off("close", onClose);
+    if (!res.destroyed) res.end();
+  }
+}
+
+/**
+ * The deadline of a watch: `timeoutSeconds` from now, or (as kube) a random point in
+ * [minRequestTimeout, 2×minRequestTimeout).
+ */
+export function watchDeadline(
+  clock: Clock,
+  timeoutSeconds: number | undefined,
+  minRequestTimeoutSeconds: number,
+): number {
+  const seconds = timeoutSeconds ?? minRequestTimeoutSeconds * (1 + Math.random());
+  return clock.now() + seconds * 1000;
+}
