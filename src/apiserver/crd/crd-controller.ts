@@ -292,8 +292,13 @@ export class CrdController {
         encoder,
         storageApiVersion: `${group}/${storageVersion}`,
         validate: (o) => validator.causes(o),
-        normalize: (o) => {
-          prune(o, schema);
+        normalize: (o, strict) => {
+          const dropped = prune(o, schema);
+          if (strict && dropped.length > 0) {
+            throw errors.badRequest(
+              `${names.kind} in version "${v.name}" cannot be handled as a ${names.kind}: strict decoding error: ${dropped.map((d) => `unknown field "${d}"`).join(", ")}`,
+            );
+          }
           applyDefaults(o, schema);
         },
         custom: {

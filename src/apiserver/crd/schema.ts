@@ -130,7 +130,7 @@ function toJsonSchema(node: unknown, root = false): unknown {
   return out;
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, verbose: true });
 
 /** A compiled validator for one CRD version's schema. */
 export class SchemaValidator {

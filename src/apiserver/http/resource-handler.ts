@@ -79,13 +79,15 @@ function dryRunOf(q: URLSearchParams): boolean {
   return values.length > 0;
 }
 
-function checkFieldValidation(q: URLSearchParams): void {
+/** Parses `fieldValidation`; true for Strict. */
+function checkFieldValidation(q: URLSearchParams): boolean {
   const v = q.get("fieldValidation");
   if (v !== null && v !== "" && v !== "Ignore" && v !== "Warn" && v !== "Strict") {
     throw errors.badRequest(
       `invalid fieldValidation ${JSON.stringify(v)}: must be one of "Ignore", "Warn", "Strict"`,
     );
   }
+  return v === "Strict";
 }
 
 /** Checks the apiVersion and kind a body declares against the endpoint's. */
@@ -161,20 +163,20 @@ export async function handleResource(
   if (method === "POST") {
     if (r.name !== "" || r.subresource !== "") methodNotAllowed(method, what);
     const dryRun = dryRunOf(query);
-    checkFieldValidation(query);
+    const strict = checkFieldValidation(query);
     const output = negotiate(req.headers.accept, false);
     const body = checkBodyType(
       served,
       decodeObjectBody(await readBody(req), req.headers["content-type"]),
     );
-    const created = await store.create(ns, body, { dryRun });
+    const created = await store.create(ns, body, { dryRun, strict });
     return sendObject(ctx, res, 201, served, created, output, query);
   }
 
   if (method === "PUT") {
     if (r.name === "") methodNotAllowed(method, what);
     const dryRun = dryRunOf(query);
-    checkFieldValidation(query);
+    const strict = checkFieldValidation(query);
     const output = negotiate(req.headers.accept, false);
     const raw = decodeObjectBody(await readBody(req), req.headers["content-type"]);
     if (r.subresource === "scale") {
@@ -192,7 +194,7 @@ export async function handleResource(
   if (method === "PATCH") {
     if (r.name === "" || r.subresource === "finalize") methodNotAllowed(method, what);
     const dryRun = dryRunOf(query);
-    checkFieldValidation(query);
+    const strict = checkFieldValidation(query);
     const output = negotiate(req.headers.accept, false);
     const type = mediaType(req.headers["content-type"]);
     const accepted = served.strategicMerge
@@ -223,7 +225,7 @@ export async function handleResource(
         }
         return checkBodyType(served, next as Record<string, unknown>);
       },
-      { dryRun, ...(r.subresource ? { subresource: r.subresource } : {}) },
+      { dryRun, strict, ...(r.subresource ? { subresource: r.subresource } : {}) },
     );
     return sendObject(ctx, res, 200, served, patched, output, query);
   }

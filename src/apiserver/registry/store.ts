@@ -38,8 +38,11 @@ export interface StoreOptions {
   readonly admitNamespace?: (namespace: string, gr: GroupResource, name: string) => Promise<void>;
   /** Extra validation (a custom resource's schema), run after the strategy's. */
   readonly validate?: (object: KubeObject) => StatusCause[];
-  /** Normalizes an object on write (pruning, defaults of a custom resource schema). */
-  readonly normalize?: (object: KubeObject) => void;
+  /**
+   * Normalizes an object on write (pruning, defaults of a custom resource schema); with
+   * `strict` (fieldValidation=Strict) it throws instead of dropping unknown fields.
+   */
+  readonly normalize?: (object: KubeObject, strict: boolean) => void;
   /** The encoder for this version's output (rewrites apiVersion for other versions). */
   readonly encoder: WatchEncoder;
   /** Converts a stored object to this version (the inverse of `toStorage`). */
@@ -77,6 +80,8 @@ export interface DeleteOutcome {
 /** Whether a write is real or only checked (`dryRun=All`). */
 export interface WriteOptions {
   readonly dryRun?: boolean;
+  /** `fieldValidation=Strict`: unknown fields are an error instead of being dropped. */
+  readonly strict?: boolean;
 }
 
 const MAX_UPDATE_ATTEMPTS = 16;
@@ -277,7 +282,7 @@ export class Store {
     delete meta.selfLink;
     if (this.#o.strategy.trackGeneration) meta.generation = 1;
     else delete meta.generation;
-    this.#o.normalize?.(object);
+    this.#o.normalize?.(object, options.strict ?? false);
     this.#o.strategy.prepareForCreate?.(object);
     const generate = !meta.name && Boolean(meta.generateName);
     if (generate) meta.name = this.#generateName(meta.generateName!);
@@ -365,7 +370,12 @@ export class Store {
       if (meta.resourceVersion && meta.resourceVersion !== String(kv.modRevision)) {
         throw errors.staleResourceVersion(this.#gr, name);
       }
-      const object = this.#prepareUpdate(next, stored, options.subresource);
+      const object = this.#prepareUpdate(
+        next,
+        stored,
+        options.subresource,
+        options.strict ?? false,
+      );
       const old = stored.metadata!;
       if (
         metaOf(object).deletionTimestamp &&
@@ -478,6 +488,7 @@ export class Store {
     next: KubeObject,
     stored: KubeObject,
     subresource: string | undefined,
+    strict: boolean,
   ): KubeObject {
     const strategy = this.#o.strategy;
     const old = stored.metadata!;
@@ -493,7 +504,7 @@ export class Store {
       object = strategy.prepareSubresource?.(subresource, next, cloneObject(stored)) ?? next;
     } else {
       object = next;
-      this.#o.normalize?.(object);
+      this.#o.normalize?.(object, strict);
       if (strategy.statusSubresource) {
         const s = (stored as { status?: unknown }).status;
         if (s === undefined) delete (object as { status?: unknown }).status;
