@@ -40,7 +40,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const file = files.get(name);
   if (file === undefined) {
-    process.stderr.write(`kontroller: unknown command ${JSON.stringify(name)}\n\n${await usage(files)}`);
+    process.stderr.write(
+      `kontroller: unknown command ${JSON.stringify(name)}\n\n${await usage(files)}`,
+    );
     return 2;
   }
   return (await load(file)).run(args);

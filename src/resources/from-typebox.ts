@@ -61,6 +61,15 @@ function convert(s: Record<string, unknown>, path: string): OpenApiSchema {
   }
 
   if ("$ref" in s) refuse("$ref is not supported in CRD schemas; inline the type");
+  // On a typed node, junctors are value validations (`Type.String({ anyOf: [{ format: "date" },
+  // { format: "date-time" }] })`): they pass through as they are, as in a structural schema.
+  const junctors: Record<string, unknown> = {};
+  if (typeof s.type === "string") {
+    for (const j of ["allOf", "anyOf", "oneOf", "not"]) {
+      if (s[j] !== undefined) junctors[j] = s[j];
+      delete s[j];
+    }
+  }
   if ("allOf" in s)
     refuse("intersections (allOf) are not structural; use Type.Composite or one Type.Object");
   if ("items" in s && Array.isArray(s.items))
@@ -89,7 +98,7 @@ function convert(s: Record<string, unknown>, path: string): OpenApiSchema {
   if (Array.isArray(type)) refuse("a list of types is not supported; use Type.Union");
   if (type === "null") refuse("a field that can only be null has no CRD equivalent");
 
-  const out: OpenApiSchema = { ...annotations };
+  const out: OpenApiSchema = { ...annotations, ...junctors };
   if (typeof s.exclusiveMinimum === "number") {
     out.minimum = s.exclusiveMinimum;
     out.exclusiveMinimum = true;

@@ -28,6 +28,7 @@ export {
   serviceAccounts,
   services,
 } from "./builtins.ts";
+export { type CodegenOptions, definitionModule, typeBox } from "./codegen.ts";
 export type {
   CrdManifest,
   CrdVersion,

@@ -179,6 +179,23 @@ describe("compileSchema", () => {
     }
   });
 
+  it("reports a failed anyOf once, not once per alternative", () => {
+    const v = compileSchema({
+      type: "object",
+      properties: {
+        d: { type: "string", anyOf: [{ pattern: "^[0-9]+h$" }, { pattern: "^[0-9]+m$" }] },
+      },
+    });
+    assert.deepEqual(v({ d: "5h" }), []);
+    assert.deepEqual(v({ d: "5s" }), [
+      {
+        reason: "FieldValueInvalid",
+        field: "d",
+        message: 'Invalid value: "5s": d in body must validate at least one schema (anyOf)',
+      },
+    ]);
+  });
+
   it("reports every violation at once", () => {
     assert.equal(causes({ name: 1, replicas: "x", mode: "warp" }).length, 3);
   });

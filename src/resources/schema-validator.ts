@@ -18,7 +18,7 @@ export function compileSchema(schema: OpenApiSchema): SchemaValidator {
   const check = ajv().compile(toAjv(schema));
   const validator: SchemaValidator = (value) => {
     if (check(value)) return [];
-    return dedupe((check.errors ?? []).map((e) => toCause(e, value)));
+    return dedupe(withoutJunctorDetails(check.errors ?? []).map((e) => toCause(e, value)));
   };
   cache.set(schema, validator);
   return validator;
@@ -262,6 +262,18 @@ function toCause(e: ErrorObject, root: unknown): StatusCause {
         field: path,
         message: `Invalid value: ${shown}: ${inBody} must be of type ${String(p.format)}`,
       };
+    case "anyOf":
+      return {
+        reason: "FieldValueInvalid",
+        field: path,
+        message: `Invalid value: ${shown}: ${inBody} must validate at least one schema (anyOf)`,
+      };
+    case "oneOf":
+      return {
+        reason: "FieldValueInvalid",
+        field: path,
+        message: `Invalid value: ${shown}: ${inBody} must validate one and only one schema (oneOf)`,
+      };
     case "x-kubernetes-int-or-string":
       return {
         reason: "FieldValueTypeInvalid",
@@ -281,6 +293,17 @@ function toCause(e: ErrorObject, root: unknown): StatusCause {
         message: `Invalid value: ${shown}: ${e.message ?? e.keyword}`,
       };
   }
+}
+
+/**
+ * A failed anyOf/oneOf is one problem, as kube reports it, not one per alternative: the errors
+ * of the alternatives under a failed junctor are dropped.
+ */
+function withoutJunctorDetails(errs: ErrorObject[]): ErrorObject[] {
+  const junctors = errs
+    .filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf")
+    .map((e) => `${e.schemaPath}/`);
+  return errs.filter((e) => !junctors.some((j) => e.schemaPath.startsWith(j)));
 }
 
 function dedupe(causes: StatusCause[]): StatusCause[] {
