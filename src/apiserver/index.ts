@@ -2,6 +2,7 @@
  * kontroller/apiserver — the embedded Kubernetes-compatible API server: storage, watch cache,
  * registry and HTTP.
  */
+export { kubeconfigFor } from "./http/kubeconfig.ts";
 export { ApiServer, type ApiServerOptions } from "./http/server.ts";
 export { MemoryStorage } from "./storage/memory-storage.ts";
 export {

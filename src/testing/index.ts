@@ -5,3 +5,4 @@
 export { type ClockDriver, clockConformance } from "./clock-conformance.ts";
 export { FakeClock, type FakeClockOptions } from "./fake-clock.ts";
 export { storageConformance } from "./storage-conformance.ts";
+export { startTestServer, type TestServer, type TestServerOptions } from "./test-server.ts";

@@ -1,0 +1,43 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ApiServer, type ApiServerOptions, kubeconfigFor } from "../apiserver/index.ts";
+
+/** Options of {@link startTestServer}: the server's, except that the port is always free. */
+export type TestServerOptions = Omit<ApiServerOptions, "port" | "host">;
+
+/** A running embedded API server for one test. */
+export interface TestServer extends AsyncDisposable {
+  /** `http://127.0.0.1:PORT`. */
+  readonly url: string;
+  /** A kubeconfig (YAML) for the server, its context selected. */
+  readonly kubeconfig: string;
+  /** A file holding {@link kubeconfig}, for `kubectl --kubeconfig`; removed on close. */
+  readonly kubeconfigPath: string;
+  /** The server itself (stats, fault injection). */
+  readonly server: ApiServer;
+  /** Stops the server and removes the kubeconfig file. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the embedded API server on a free loopback port: `await using s = await
+ * startTestServer()`. Each server has its own in-memory storage, so tests are independent.
+ */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const server = new ApiServer({ ...options, host: "127.0.0.1", port: 0 });
+  const url = await server.listen();
+  const kubeconfig = kubeconfigFor(url, options.token);
+  const dir = await mkdtemp(join(tmpdir(), "kontroller-test-server-"));
+  const kubeconfigPath = join(dir, "kubeconfig");
+  await writeFile(kubeconfigPath, kubeconfig);
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    })();
+    return closing;
+  };
+  return { url, kubeconfig, kubeconfigPath, server, close, [Symbol.asyncDispose]: close };
+}
