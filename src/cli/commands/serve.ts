@@ -1,6 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { ApiServer, kubeconfigFor } from "../apiserver/index.ts";
+import { ApiServer, kubeconfigFor } from "../../apiserver/index.ts";
+import type { Command } from "../command.ts";
 
 const USAGE = `usage: kontroller serve [--host 127.0.0.1] [--port 6443] [--kubeconfig-out PATH] [--token TOKEN] [--storage memory]
 
@@ -13,7 +14,7 @@ Runs the embedded Kubernetes-compatible API server until SIGINT or SIGTERM.
 `;
 
 /** `kontroller serve`: returns the exit code. */
-export async function serve(args: string[]): Promise<number> {
+async function serve(args: string[]): Promise<number> {
   let values: {
     host?: string;
     port?: string;
@@ -92,3 +93,9 @@ export async function serve(args: string[]): Promise<number> {
   await server.close();
   return 0;
 }
+
+/** `kontroller serve`. */
+export const command: Command = {
+  summary: "run the embedded Kubernetes-compatible API server",
+  run: serve,
+};
