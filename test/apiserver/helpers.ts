@@ -1,0 +1,114 @@
+/** Small HTTP helpers for the black-box API server suites (fetch, JSON, watch lines). */
+
+export interface Reply<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** Any JSON-ish reply body, read loosely by tests. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read replies loosely
+export type Loose = any;
+
+/** Sends a request; a JSON body is sent as `application/json` unless told otherwise. */
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply<Loose>> {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body =
+      typeof body === "string" || body instanceof Uint8Array
+        ? (body as string)
+        : JSON.stringify(body);
+    (init.headers as Record<string, string>)["content-type"] ??= "application/json";
+  }
+  const res = await fetch(base + path, init);
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // plain text (healthz)
+  }
+  return { status: res.status, headers: res.headers, body: parsed };
+}
+
+/** A configmap body. */
+export function configMap(
+  name: string,
+  extra: Record<string, unknown> = {},
+  labels?: Record<string, string>,
+) {
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name, ...(labels ? { labels } : {}) },
+    data: { k: "v" },
+    ...extra,
+  };
+}
+
+/** An open watch stream: `next()` resolves with the next event, `close()` aborts it. */
+export interface WatchStream {
+  status: number;
+  next(): Promise<Loose | undefined>;
+  /** Resolves when the server ends the stream. */
+  ended(): Promise<void>;
+  close(): void;
+}
+
+/** Opens a watch and reads it line by line. */
+export async function watch(
+  base: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<WatchStream> {
+  const ac = new AbortController();
+  const res = await fetch(base + path, { signal: ac.signal, headers });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buf = "";
+  const queue: Loose[] = [];
+  let done = false;
+  let waiting: (() => void) | undefined;
+  let endedResolve: () => void = () => {};
+  const endedP = new Promise<void>((r) => {
+    endedResolve = r;
+  });
+  (async () => {
+    try {
+      for (;;) {
+        const { value, done: d } = await reader.read();
+        if (d) break;
+        buf += decoder.decode(value, { stream: true });
+        let nl = buf.indexOf("\n");
+        while (nl >= 0) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          if (line.trim() !== "") queue.push(JSON.parse(line));
+          nl = buf.indexOf("\n");
+        }
+        waiting?.();
+      }
+    } catch {
+      // aborted
+    } finally {
+      done = true;
+      waiting?.();
+      endedResolve();
+    }
+  })();
+  return {
+    status: res.status,
+    async next() {
+      while (queue.length === 0 && !done) await new Promise<void>((r) => (waiting = r));
+      return queue.shift();
+    },
+    ended: () => endedP,
+    close: () => ac.abort(),
+  };
+}
