@@ -257,7 +257,7 @@ export class Store {
 
   /** A watch on the cache; see {@link WatchCache.watch}. */
   watch(request: Parameters<WatchCache["watch"]>[0]): CacheWatcher {
-    return this.#o.cache.watch({ ...request, encoder: this.#o.encoder });
+    return this.#o.cache.watch({ ...request, encoder: request.encoder ?? this.#o.encoder });
   }
 
   /** Creates an object (POST). */
