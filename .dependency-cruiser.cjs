@@ -9,7 +9,8 @@ const LAYERS = {
   workqueue: ["core"],
   client: ["core", "resources"],
   cache: ["core", "resources", "client"],
-  leaderelection: ["core", "client"],
+  // DESIGN.md lists core and client; the Lease type lives in resources, which client builds on.
+  leaderelection: ["core", "resources", "client"],
   // metrics imports core, plus type-only imports of any layer (the interfaces it implements).
   metrics: ["core"],
   // The controller runtime serves /metrics, so it may use the prom-client adapters.

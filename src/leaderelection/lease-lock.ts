@@ -1,0 +1,99 @@
+import type { ResourceClient } from "../client/index.ts";
+import { isNotFound } from "../core/index.ts";
+import type { Lease } from "../resources/index.ts";
+import type { LeaderLock, LeaderRecord, VersionedRecord } from "./leader-record.ts";
+
+/**
+ * A {@link LeaderLock} on a coordination.k8s.io/v1 Lease, compare-and-swap through the Lease's
+ * resourceVersion (the API server answers 409 Conflict to a stale one).
+ */
+export class LeaseLock implements LeaderLock {
+  readonly #leases: ResourceClient<Lease>;
+  readonly #namespace: string;
+  readonly #name: string;
+  /** The Lease as last read or written, so that updates keep its labels and annotations. */
+  #last: Lease | undefined;
+
+  /** @param leases a Lease client bound to the lock's namespace: `client.resource("Lease", { namespace })`. */
+  constructor(leases: ResourceClient<Lease>, namespace: string, name: string) {
+    this.#leases = leases;
+    this.#namespace = namespace;
+    this.#name = name;
+  }
+
+  describe(): string {
+    return `${this.#namespace}/${this.#name}`;
+  }
+
+  async get(signal?: AbortSignal): Promise<VersionedRecord | undefined> {
+    try {
+      const lease = await this.#leases.get(this.#name, { signal });
+      this.#last = lease;
+      return { record: toRecord(lease), version: lease.metadata?.resourceVersion ?? "" };
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  async create(record: LeaderRecord, signal?: AbortSignal): Promise<string> {
+    const lease = await this.#leases.create(
+      {
+        apiVersion: "coordination.k8s.io/v1",
+        kind: "Lease",
+        metadata: { name: this.#name, namespace: this.#namespace },
+        spec: toSpec(record),
+      },
+      { signal },
+    );
+    this.#last = lease;
+    return lease.metadata?.resourceVersion ?? "";
+  }
+
+  async update(record: LeaderRecord, version: string, signal?: AbortSignal): Promise<string> {
+    const base = this.#last ?? { metadata: { name: this.#name, namespace: this.#namespace } };
+    const lease = await this.#leases.update(
+      {
+        ...base,
+        apiVersion: "coordination.k8s.io/v1",
+        kind: "Lease",
+        metadata: { ...base.metadata, resourceVersion: version },
+        spec: toSpec(record),
+      },
+      { signal },
+    );
+    this.#last = lease;
+    return lease.metadata?.resourceVersion ?? "";
+  }
+}
+
+/** Lease times are MicroTime: RFC 3339 with six fractional digits. */
+export function toMicroTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+}
+
+function fromTime(value: string | undefined): number {
+  const ms = value === undefined ? Number.NaN : Date.parse(value);
+  return Number.isNaN(ms) ? 0 : ms;
+}
+
+function toSpec(r: LeaderRecord): NonNullable<Lease["spec"]> {
+  return {
+    holderIdentity: r.holderIdentity,
+    leaseDurationSeconds: r.leaseDurationSeconds,
+    acquireTime: toMicroTime(r.acquireTimeMs),
+    renewTime: toMicroTime(r.renewTimeMs),
+    leaseTransitions: r.leaderTransitions,
+  };
+}
+
+function toRecord(lease: Lease): LeaderRecord {
+  const s = lease.spec ?? {};
+  return {
+    holderIdentity: s.holderIdentity ?? "",
+    leaseDurationSeconds: s.leaseDurationSeconds ?? 0,
+    acquireTimeMs: fromTime(s.acquireTime),
+    renewTimeMs: fromTime(s.renewTime),
+    leaderTransitions: s.leaseTransitions ?? 0,
+  };
+}
