@@ -1,0 +1,82 @@
+/**
+ * Listers: typed, read-only access to an informer's cache by namespace, name and label
+ * selector, the way reconcilers read (client-go's generated listers).
+ */
+import {
+  errors,
+  type KubeObject,
+  keyOf,
+  LabelSelector,
+  parseLabelSelector,
+} from "../core/index.ts";
+import type { ResourceDefinition } from "../resources/index.ts";
+import { NAMESPACE_INDEX, type Store } from "./store.ts";
+
+/** A label selector as text (`app=web,tier!=db`) or parsed; absent selects everything. */
+export type SelectorInput = string | LabelSelector | undefined;
+
+function toSelector(selector: SelectorInput): LabelSelector {
+  if (selector === undefined) return LabelSelector.everything();
+  return typeof selector === "string" ? parseLabelSelector(selector) : selector;
+}
+
+function select<T extends KubeObject>(objects: Iterable<T>, selector: LabelSelector): T[] {
+  const out: T[] = [];
+  for (const o of objects) if (selector.matches(o.metadata?.labels)) out.push(o);
+  return out;
+}
+
+/** A lister bound to one namespace. */
+export interface NamespaceLister<T extends KubeObject> {
+  /** The object `name` in this namespace; throws a NotFound `ApiError` if it is not cached. */
+  get(name: string): T;
+  /** The cached objects in this namespace matching `selector`. */
+  list(selector?: SelectorInput): T[];
+}
+
+/**
+ * Typed reads from an informer's cache. `get` throws a NotFound `ApiError` (as the API server
+ * would), so that reconcilers handle "gone" one way whether they read the cache or the server.
+ * Objects are shared with the cache: copy before changing them.
+ */
+export class Lister<T extends KubeObject> {
+  readonly #store: Store<T>;
+  readonly #resource: { group: string; resource: string };
+
+  constructor(store: Store<T>, definition: Pick<ResourceDefinition, "group" | "plural">) {
+    this.#store = store;
+    this.#resource = { group: definition.group, resource: definition.plural };
+  }
+
+  /**
+   * The cached object `namespace/name` (or `name`, for a cluster-scoped kind). Throws a
+   * NotFound `ApiError` if it is not cached.
+   */
+  get(namespace: string, name: string): T;
+  get(name: string): T;
+  get(namespaceOrName: string, name?: string): T {
+    const key = name === undefined ? namespaceOrName : keyOf(namespaceOrName, name);
+    const obj = this.#store.get(key);
+    if (obj === undefined) throw errors.notFound(this.#resource, name ?? namespaceOrName);
+    return obj;
+  }
+
+  /** Every cached object matching `selector`, in every namespace. */
+  list(selector?: SelectorInput): T[] {
+    const s = toSelector(selector);
+    const all = this.#store.list();
+    return s.empty ? all : select(all, s);
+  }
+
+  /** A lister for one namespace (reads through the namespace index). */
+  namespace(namespace: string): NamespaceLister<T> {
+    return {
+      get: (name) => this.get(namespace, name),
+      list: (selector) => {
+        const s = toSelector(selector);
+        const inNs = this.#store.byIndex(NAMESPACE_INDEX, namespace);
+        return s.empty ? inNs : select(inNs, s);
+      },
+    };
+  }
+}
