@@ -4,5 +4,10 @@
  */
 export { type ClockDriver, clockConformance } from "./clock-conformance.ts";
 export { FakeClock, type FakeClockOptions } from "./fake-clock.ts";
+export {
+  type FakeCall,
+  FakeListerWatcher,
+  type FakeListerWatcherOptions,
+} from "./fake-lister-watcher.ts";
 export { storageConformance } from "./storage-conformance.ts";
 export { startTestServer, type TestServer, type TestServerOptions } from "./test-server.ts";
