@@ -76,6 +76,7 @@ export {
   type StatusDetails,
   type StatusReason,
 } from "./status.ts";
+export { parseTime, toMicroTime, toTime } from "./time.ts";
 export {
   checkDns1123Label,
   checkDns1123Subdomain,

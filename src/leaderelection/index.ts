@@ -5,4 +5,4 @@
 export { type Decision, decide, type Observation, sameRecord } from "./decide.ts";
 export { LeaderElector, type LeaderElectorOptions } from "./leader-elector.ts";
 export type { LeaderLock, LeaderRecord, VersionedRecord } from "./leader-record.ts";
-export { LeaseLock, toMicroTime } from "./lease-lock.ts";
+export { LeaseLock } from "./lease-lock.ts";

@@ -5,7 +5,6 @@ import { FakeClock } from "../testing/index.ts";
 import { decide } from "./decide.ts";
 import { FakeStore } from "./fake-lock.test-helper.ts";
 import { LeaderElector, type LeaderElectorOptions } from "./leader-elector.ts";
-import { toMicroTime } from "./lease-lock.ts";
 
 const rec = (holder: string, renewTimeMs = 0, leaderTransitions = 0) => ({
   holderIdentity: holder,
@@ -216,11 +215,5 @@ describe("LeaderElector", () => {
         option,
       );
     }
-  });
-});
-
-describe("LeaseLock", () => {
-  it("writes MicroTime with six fractional digits", () => {
-    assert.equal(toMicroTime(Date.UTC(2026, 0, 2, 3, 4, 5, 678)), "2026-01-02T03:04:05.678000Z");
   });
 });

@@ -1,5 +1,5 @@
 import type { ResourceClient } from "../client/index.ts";
-import { isNotFound } from "../core/index.ts";
+import { isNotFound, parseTime, toMicroTime } from "../core/index.ts";
 import type { Lease } from "../resources/index.ts";
 import type { LeaderLock, LeaderRecord, VersionedRecord } from "./leader-record.ts";
 
@@ -67,14 +67,8 @@ export class LeaseLock implements LeaderLock {
   }
 }
 
-/** Lease times are MicroTime: RFC 3339 with six fractional digits. */
-export function toMicroTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
-}
-
 function fromTime(value: string | undefined): number {
-  const ms = value === undefined ? Number.NaN : Date.parse(value);
-  return Number.isNaN(ms) ? 0 : ms;
+  return parseTime(value) ?? 0;
 }
 
 function toSpec(r: LeaderRecord): NonNullable<Lease["spec"]> {
