@@ -143,7 +143,7 @@ export function typeBox(s: OpenApiSchema, indent = ""): string {
   const o = Object.keys(opts).length > 0 ? JSON.stringify(opts) : undefined;
   const args = (...a: (string | undefined)[]) => a.filter((x) => x !== undefined).join(", ");
   const nullable = (code: string) => (s.nullable ? `Type.Union([${code}, Type.Null()])` : code);
-  const inner = indent + "  ";
+  const inner = `${indent}  `;
 
   if (s["x-kubernetes-int-or-string"])
     return `Type.Union(${args("[Type.Integer(), Type.String()]", o)})`;
