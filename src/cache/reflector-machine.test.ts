@@ -116,7 +116,7 @@ describe("ReflectorMachine: list mode", () => {
     const done = m.listed({ items: [obj("a", "1"), obj("b", "2")], resourceVersion: "12" }, 0);
     assert.equal(done.effects.length, 1);
     assert.equal(
-      (done.effects[0] as { objects: Obj[] }).objects.length,
+      (done.effects[0] as unknown as { objects: Obj[] }).objects.length,
       2,
       "the expired pages are dropped",
     );

@@ -13,7 +13,6 @@ import {
 } from "../core/index.ts";
 import { type Delta, DeltaFIFO } from "./delta-fifo.ts";
 import { Indexer } from "./indexer.ts";
-import type { ListerWatcher } from "./lister-watcher.ts";
 import { type Logger, stderrLogger } from "./logger.ts";
 import { type InformerMetrics, noopInformerMetrics } from "./metrics.ts";
 import {

@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { KubeObject, WatchEvent } from "../core/index.ts";
+import { DeltaFIFO, FifoClosedError } from "./delta-fifo.ts";
+
+const obj = (name: string, rv: string): KubeObject => ({ metadata: { name, resourceVersion: rv } });
+const ev = (type: "ADDED" | "MODIFIED" | "DELETED", name: string, rv: string): WatchEvent => ({
+  type,
+  object: obj(name, rv),
+});
+
+describe("DeltaFIFO", () => {
+  it("keeps one entry per event in arrival order, coalescing nothing", async () => {
+    const q = new DeltaFIFO();
+    q.pushEvents([ev("ADDED", "a", "1"), ev("MODIFIED", "a", "2")]);
+    q.pushEvents([ev("MODIFIED", "a", "3"), ev("DELETED", "a", "4")]);
+    const out = await q.pop(10);
+    assert.deepEqual(
+      out.map((d) => d.type),
+      ["ADDED", "MODIFIED", "MODIFIED", "DELETED"],
+    );
+    assert.equal(q.size, 0);
+  });
+
+  it("queues a relist as one REPLACED entry, between the events around it", async () => {
+    const q = new DeltaFIFO();
+    q.pushEvents([ev("ADDED", "a", "1")]);
+    q.replace([obj("a", "5"), obj("b", "5")], "5");
+    q.pushEvents([ev("DELETED", "b", "6")]);
+    const out = await q.pop(2);
+    assert.deepEqual(out[1], {
+      type: "REPLACED",
+      objects: [obj("a", "5"), obj("b", "5")],
+      resourceVersion: "5",
+    });
+    assert.equal(q.size, 1, "pop takes at most max entries");
+  });
+
+  it("transforms each object once as it is queued, never bookmarks, and queues the original if it throws", async () => {
+    const seen: string[] = [];
+    const q = new DeltaFIFO<KubeObject>({
+      transform: (o) => {
+        if (o.metadata?.name === "bad") throw new Error("nope");
+        seen.push(o.metadata!.name!);
+        return { ...o, kind: "T" };
+      },
+      onTransformError: (o, e) => seen.push(`error ${o.metadata?.name} ${(e as Error).message}`),
+    });
+    const bookmark: WatchEvent = {
+      type: "BOOKMARK",
+      object: { metadata: { resourceVersion: "9" } },
+    };
+    q.pushEvents([ev("ADDED", "a", "1"), bookmark, ev("ADDED", "bad", "2")]);
+    q.replace([obj("b", "3")], "3");
+    const out = await q.pop(10);
+    assert.deepEqual(seen, ["a", "error bad nope", "b"]);
+    assert.equal((out[0] as { object: KubeObject }).object.kind, "T");
+    assert.equal(out[1], bookmark);
+    assert.equal((out[2] as { object: KubeObject }).object.kind, undefined);
+    assert.equal((out[3] as unknown as { objects: KubeObject[] }).objects[0]!.kind, "T");
+  });
+
+  it("wakes a waiting pop on push, rejects it on abort, and fails it once closed and drained", async () => {
+    const q = new DeltaFIFO();
+    const waiting = q.pop(10);
+    q.pushEvents([ev("ADDED", "a", "1")]);
+    assert.equal((await waiting).length, 1);
+
+    const ac = new AbortController();
+    const aborted = q.pop(10, ac.signal);
+    ac.abort(new Error("stop"));
+    await assert.rejects(aborted, /stop/);
+
+    q.pushEvents([ev("ADDED", "b", "2")]);
+    const blocked = q.pop(10);
+    q.close();
+    q.close();
+    assert.equal((await blocked).length, 1, "entries queued before close are still delivered");
+    await assert.rejects(q.pop(10), FifoClosedError);
+    q.pushEvents([ev("ADDED", "c", "3")]);
+    assert.equal(q.size, 0, "a closed queue takes nothing");
+  });
+});
