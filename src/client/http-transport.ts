@@ -179,13 +179,22 @@ function toTls(value: string | Uint8Array): string | Buffer {
 /** Wraps whatever undici or the socket threw, keeping the original as `cause`. */
 function toTransportError(method: string, path: string, err: unknown): TransportError {
   if (err instanceof TransportError) return err;
-  const e = err as { code?: unknown; message?: unknown; errors?: { code?: unknown }[] };
+  const e = err as {
+    code?: unknown;
+    message?: unknown;
+    name?: unknown;
+    errors?: { code?: unknown }[];
+  };
+  // Socket errors carry a system code; undici's own errors an UND_ERR_* code; a few (a body cut
+  // by an early EOF: HTTPParserError) only a name.
   const code =
     typeof e?.code === "string"
       ? e.code
       : typeof e?.errors?.[0]?.code === "string"
         ? e.errors[0].code
-        : "UNKNOWN";
+        : typeof e?.name === "string" && e.name !== "Error"
+          ? e.name
+          : "UNKNOWN";
   const message = typeof e?.message === "string" && e.message !== "" ? e.message : code;
   return new TransportError(method, path, code, message, { cause: err });
 }

@@ -9,5 +9,14 @@ export {
   FakeListerWatcher,
   type FakeListerWatcherOptions,
 } from "./fake-lister-watcher.ts";
+export {
+  type CutMode,
+  type DelayRule,
+  type FailRule,
+  FaultProxy,
+  type FaultProxyOptions,
+  type ProxiedRequest,
+  startFaultProxy,
+} from "./fault-proxy.ts";
 export { storageConformance } from "./storage-conformance.ts";
 export { startTestServer, type TestServer, type TestServerOptions } from "./test-server.ts";

@@ -1,0 +1,417 @@
+/**
+ * Fault injection for any API server: an HTTP proxy that forwards requests and, on command,
+ * cuts, truncates or stalls watches, injects raw lines into them, fails or delays requests
+ * (500, 429 with Retry-After, a 422 for streaming lists, a body of your choice) and refuses
+ * connections as a server that is down does. The server itself stays clean: compaction and
+ * restarts use what the server exposes.
+ *
+ * @example
+ * ```ts
+ * await using server = await startTestServer();
+ * await using proxy = await startFaultProxy({ target: server.url });
+ * const client = createClient({ url: proxy.url });
+ * proxy.failRequests({ status: 429, retryAfterSeconds: 1, count: 1, match: (r) => r.watch });
+ * ```
+ */
+import { once } from "node:events";
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { type Clock, realClock } from "../core/index.ts";
+
+/** A request, as fault rules see it. */
+export interface ProxiedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  /** True for `?watch=true` (or `1`). */
+  readonly watch: boolean;
+  /** True for a streaming list (`sendInitialEvents=true`). */
+  readonly watchList: boolean;
+}
+
+/** A rule that answers matching requests itself instead of forwarding them. */
+export interface FailRule {
+  /** The HTTP status to answer with. */
+  status: number;
+  /** Sets `Retry-After` (and the Status' `details.retryAfterSeconds`). */
+  retryAfterSeconds?: number;
+  /** The body; by default a Status for the code. A 200 with `""` is a stream that ends at once. */
+  body?: string;
+  /** How many requests to fail. @default Infinity */
+  count?: number;
+  /** Which requests. @default all */
+  match?: (req: ProxiedRequest) => boolean;
+}
+
+/** A rule that holds matching requests before forwarding them. */
+export interface DelayRule {
+  ms: number;
+  /** @default Infinity */
+  count?: number;
+  /** @default all */
+  match?: (req: ProxiedRequest) => boolean;
+}
+
+/** How {@link FaultProxy.cutWatches} ends open watches. */
+export type CutMode =
+  /** A clean end of the response, as a server closing a watch at its timeout. */
+  | "end"
+  /** The connection is destroyed (TCP reset). */
+  | "reset"
+  /** Half a line is sent, then the response ends. */
+  | "truncate";
+
+/** Options of {@link startFaultProxy}. */
+export interface FaultProxyOptions {
+  /** The server to forward to, e.g. `server.url`. */
+  target: string;
+  /** Port to listen on. @default 0 (a free one) */
+  port?: number;
+  /** Runs the delays of {@link DelayRule}s. @default realClock */
+  clock?: Clock;
+}
+
+interface OpenWatch {
+  readonly req: ProxiedRequest;
+  readonly res: ServerResponse;
+  readonly upstream: IncomingMessage | undefined;
+  stalled: boolean;
+  /** Bytes after the last newline forwarded (a line in transit). */
+  partial: Buffer;
+  /** Lines forwarded; `endAfterLines` ends the watch when it reaches the limit. */
+  lines: number;
+  endAfterLines: number;
+  /** Lines to write at the next line boundary. */
+  inject: string[];
+  /** Sends what a stall held back. */
+  flush: () => void;
+}
+
+interface Counted<R> {
+  rule: R;
+  left: number;
+}
+
+/** Statuses' reasons, for generated error bodies. */
+const REASONS: Record<number, string> = {
+  400: "BadRequest",
+  403: "Forbidden",
+  404: "NotFound",
+  410: "Expired",
+  422: "Invalid",
+  429: "TooManyRequests",
+  500: "InternalError",
+  503: "ServiceUnavailable",
+  504: "Timeout",
+};
+
+/**
+ * A fault-injecting HTTP proxy. Everything it does not fail or delay is forwarded unchanged.
+ * Started by {@link startFaultProxy}; close it (or `await using` it) when done.
+ */
+export class FaultProxy implements AsyncDisposable {
+  readonly #target: URL;
+  readonly #clock: Clock;
+  readonly #agent = new Agent({ keepAlive: true });
+  readonly #sockets = new Set<Socket>();
+  readonly #watches = new Set<OpenWatch>();
+  #fail: Counted<FailRule>[] = [];
+  #delay: Counted<DelayRule>[] = [];
+  #stallNew = false;
+  #endWatchListAfter: number | undefined;
+  #server: Server;
+  #port: number;
+  #closed = false;
+  /** Every request received, in order. */
+  readonly requests: ProxiedRequest[] = [];
+
+  /** Listens on nothing until {@link listen}; {@link startFaultProxy} does both. */
+  constructor(options: FaultProxyOptions) {
+    this.#target = new URL(options.target);
+    this.#clock = options.clock ?? realClock;
+    this.#port = options.port ?? 0;
+    this.#server = this.#makeServer();
+  }
+
+  /** Starts listening; resolves with the URL. */
+  async listen(): Promise<string> {
+    if (!this.#server.listening) {
+      this.#server.listen(this.#port, "127.0.0.1");
+      await once(this.#server, "listening");
+      this.#port = (this.#server.address() as AddressInfo).port;
+    }
+    return this.url;
+  }
+
+  /** `http://127.0.0.1:PORT`. */
+  get url(): string {
+    return `http://127.0.0.1:${this.#port}`;
+  }
+
+  /** Watches open through the proxy. */
+  get openWatches(): number {
+    return this.#watches.size;
+  }
+
+  /** Ends every open watch: cleanly, by reset, or mid-line. */
+  cutWatches(mode: CutMode = "end"): void {
+    for (const w of [...this.#watches]) this.#endWatch(w, mode);
+  }
+
+  /**
+   * Open watches stop forwarding anything (open but silent), and so do watches opened from now
+   * on when `newWatches` is true, until {@link resumeWatches}.
+   */
+  stallWatches(options: { newWatches?: boolean } = {}): void {
+    for (const w of this.#watches) w.stalled = true;
+    this.#stallNew = options.newWatches ?? false;
+  }
+
+  /** Lets stalled watches flow again (what they held back is sent). */
+  resumeWatches(): void {
+    this.#stallNew = false;
+    for (const w of [...this.#watches]) {
+      w.stalled = false;
+      w.flush();
+    }
+  }
+
+  /** Writes `line` (plus `\n`) into every open watch, at the next boundary between events. */
+  injectLine(line: string): void {
+    for (const w of this.#watches) {
+      if (w.partial.length === 0) w.res.write(`${line}\n`);
+      else w.inject.push(line);
+    }
+  }
+
+  /** Ends streaming lists after forwarding `lines` lines (before their end bookmark). */
+  endWatchListsAfter(lines: number | undefined): void {
+    this.#endWatchListAfter = lines;
+  }
+
+  /** Answers matching requests with an error (or any status and body) instead of forwarding. */
+  failRequests(rule: FailRule): void {
+    this.#fail.push({ rule, left: rule.count ?? Number.POSITIVE_INFINITY });
+  }
+
+  /** Holds matching requests for `ms` on the proxy's clock before forwarding them. */
+  delayRequests(rule: DelayRule): void {
+    this.#delay.push({ rule, left: rule.count ?? Number.POSITIVE_INFINITY });
+  }
+
+  /** Drops every fail and delay rule and resumes stalled watches. */
+  heal(): void {
+    this.#fail = [];
+    this.#delay = [];
+    this.#endWatchListAfter = undefined;
+    this.resumeWatches();
+  }
+
+  /** Stops listening and resets every connection: clients get "connection refused". */
+  async down(): Promise<void> {
+    for (const s of this.#sockets) s.destroy();
+    this.#sockets.clear();
+    this.#watches.clear();
+    if (this.#server.listening) await new Promise<void>((r) => this.#server.close(() => r()));
+  }
+
+  /** Listens again on the same port. */
+  async up(): Promise<void> {
+    if (this.#server.listening) return;
+    this.#server = this.#makeServer();
+    await this.listen();
+  }
+
+  /** Stops the proxy. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.down();
+    this.#agent.destroy();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  #makeServer(): Server {
+    const server = createServer((req, res) => void this.#handle(req, res));
+    server.on("connection", (s: Socket) => {
+      this.#sockets.add(s);
+      s.on("close", () => this.#sockets.delete(s));
+    });
+    return server;
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://proxy");
+    const watchParam = url.searchParams.get("watch");
+    const seen: ProxiedRequest = {
+      method: req.method ?? "GET",
+      path: url.pathname,
+      query: url.searchParams,
+      watch: watchParam === "true" || watchParam === "1",
+      watchList: url.searchParams.get("sendInitialEvents") === "true",
+    };
+    this.requests.push(seen);
+    const parts: Buffer[] = [];
+    for await (const c of req) parts.push(c as Buffer);
+    const delay = take(this.#delay, seen);
+    if (delay !== undefined) {
+      await new Promise<void>((r) => this.#clock.setTimer(delay.ms, r));
+    }
+    const fail = take(this.#fail, seen);
+    if (fail !== undefined) return answer(res, fail);
+    this.#forward(req, res, seen, Buffer.concat(parts));
+  }
+
+  #forward(req: IncomingMessage, res: ServerResponse, seen: ProxiedRequest, body: Buffer): void {
+    const headers = { ...req.headers, host: this.#target.host };
+    delete headers.connection;
+    const up = httpRequest(
+      {
+        protocol: this.#target.protocol,
+        hostname: this.#target.hostname,
+        port: this.#target.port,
+        method: req.method,
+        path: req.url,
+        headers,
+        agent: seen.watch ? false : this.#agent,
+      },
+      (upRes) => {
+        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+        if (!seen.watch || (upRes.statusCode ?? 0) >= 300) {
+          upRes.pipe(res);
+          return;
+        }
+        res.flushHeaders();
+        const w: OpenWatch = {
+          req: seen,
+          res,
+          upstream: upRes,
+          stalled: this.#stallNew,
+          partial: Buffer.alloc(0),
+          lines: 0,
+          inject: [],
+          flush: () => {},
+          endAfterLines: seen.watchList
+            ? (this.#endWatchListAfter ?? Number.POSITIVE_INFINITY)
+            : Number.POSITIVE_INFINITY,
+        };
+        this.#watches.add(w);
+        const held: Buffer[] = [];
+        let ended = false;
+        w.flush = () => {
+          while (held.length > 0 && !w.stalled && this.#watches.has(w))
+            this.#pass(w, held.shift()!);
+          if (ended && held.length === 0 && !w.stalled && this.#watches.has(w)) {
+            this.#watches.delete(w);
+            res.end();
+          }
+        };
+        upRes.on("data", (chunk: Buffer) => {
+          held.push(chunk);
+          w.flush();
+        });
+        upRes.on("end", () => {
+          ended = true;
+          w.flush();
+        });
+        res.on("close", () => {
+          this.#watches.delete(w);
+          upRes.destroy();
+        });
+      },
+    );
+    up.on("error", (err) => {
+      if (!res.headersSent)
+        answer(res, { status: 502, body: JSON.stringify(status(502, `proxy: ${err.message}`)) });
+      else res.destroy();
+    });
+    up.end(body);
+  }
+
+  /** Forwards a chunk of a watch line by line, honouring `endAfterLines`. */
+  #pass(w: OpenWatch, chunk: Buffer): void {
+    let start = 0;
+    for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
+      w.res.write(chunk.subarray(start, nl + 1));
+      start = nl + 1;
+      w.partial = Buffer.alloc(0);
+      for (const line of w.inject.splice(0)) w.res.write(`${line}\n`);
+      if (++w.lines >= w.endAfterLines) {
+        this.#endWatch(w, "end");
+        return;
+      }
+    }
+    if (start < chunk.length) {
+      const rest = chunk.subarray(start);
+      w.partial = Buffer.concat([w.partial, rest]);
+      w.res.write(rest);
+    }
+  }
+
+  #endWatch(w: OpenWatch, mode: CutMode): void {
+    this.#watches.delete(w);
+    w.upstream?.destroy();
+    if (mode === "reset") {
+      w.res.socket?.destroy();
+      return;
+    }
+    if (mode === "truncate")
+      w.res.write(w.partial.length > 0 ? "" : '{"type":"MODIFIED","object":{"kind":');
+    w.res.end();
+  }
+}
+
+function take<R extends { match?: (req: ProxiedRequest) => boolean }>(
+  rules: Counted<R>[],
+  req: ProxiedRequest,
+): R | undefined {
+  for (const c of rules) {
+    if (c.left > 0 && (c.rule.match === undefined || c.rule.match(req))) {
+      c.left--;
+      return c.rule;
+    }
+  }
+  return undefined;
+}
+
+function status(code: number, message: string, retryAfterSeconds?: number) {
+  return {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message,
+    reason: REASONS[code] ?? "Unknown",
+    ...(retryAfterSeconds === undefined ? {} : { details: { retryAfterSeconds } }),
+    code,
+  };
+}
+
+function answer(res: ServerResponse, rule: FailRule): void {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (rule.retryAfterSeconds !== undefined) headers["retry-after"] = String(rule.retryAfterSeconds);
+  const body =
+    rule.body ??
+    JSON.stringify(
+      status(rule.status, `injected fault: HTTP ${rule.status}`, rule.retryAfterSeconds),
+    );
+  res.writeHead(rule.status, headers);
+  res.end(body);
+}
+
+/** Starts a {@link FaultProxy} in front of `options.target`. */
+export async function startFaultProxy(options: FaultProxyOptions): Promise<FaultProxy> {
+  const proxy = new FaultProxy(options);
+  await proxy.listen();
+  return proxy;
+}

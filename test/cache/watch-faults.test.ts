@@ -1,0 +1,273 @@
+/**
+ * Fault scenarios of the watch (../shared/reference/informer.md F1, F2, F4, F5, F7, F8, F15,
+ * F17, and a server restart), against the embedded API server over HTTP, through the fault
+ * proxy. After each fault the cache equals the server and the handler saw a consistent sequence.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { ApiServer, MemoryStorage } from "kontroller/apiserver";
+import { listerWatcherFor, type ReflectorFailure, SharedInformer } from "kontroller/cache";
+import { createClient, DecodeError, TransportError } from "kontroller/client";
+import { type ConfigMap, configMaps } from "kontroller/resources";
+import { FakeClock, startFaultProxy } from "kontroller/testing";
+import { cm, mirroringHandler, startRig, until } from "./rig.ts";
+
+const reasons = (fs: ReflectorFailure[]) =>
+  fs.map(
+    (f) =>
+      `${f.phase}:${f.recovery}:${f.delayMs}:${(f.error as { reason?: string; code?: string; name?: string }).reason ?? (f.error as { code?: string }).code ?? (f.error as Error).name}`,
+  );
+
+describe("watch faults", () => {
+  it("F1: the server closes a watch: a new watch from the last RV at once, no list, no notifications", async () => {
+    await using rig = await startRig();
+    await rig.writer.create(cm("a"));
+    await rig.start();
+    await rig.converged();
+    const logged = rig.mirror.log.length;
+    const rv = rig.informer.lastSyncResourceVersion;
+    const before = rig.proxy.requests.length;
+    rig.server.server.cutWatches();
+    await until(
+      () => rig.proxy.requests.length > before && rig.proxy.openWatches === 1,
+      "a new watch",
+    );
+    const after = rig.proxy.requests.slice(before);
+    assert.deepEqual(
+      after.map((r) => [r.watch, r.watchList, r.query.get("resourceVersion")]),
+      [[true, false, rv]],
+    );
+    assert.equal(rig.mirror.log.length, logged);
+    assert.deepEqual(rig.failures, []);
+    await rig.writer.create(cm("b"));
+    await rig.converged();
+  });
+
+  for (const mode of ["reset", "truncate"] as const) {
+    it(`F2: a ${mode} mid-stream is reported and followed by a new watch from the last RV, no list`, async () => {
+      await using rig = await startRig();
+      await rig.writer.create(cm("a"));
+      await rig.start();
+      const before = rig.proxy.requests.length;
+      rig.proxy.cutWatches(mode);
+      await until(() => rig.failures.length === 1 && rig.proxy.openWatches === 1, "a new watch");
+      assert.equal(rig.failures.length, 1);
+      const f = rig.failures[0]!;
+      assert.deepEqual([f.phase, f.recovery, f.delayMs], ["watch", "rewatch", 0]);
+      if (mode === "reset") assert.ok(f.error instanceof TransportError, String(f.error));
+      else assert.equal((f.error as DecodeError).reason, "Truncated");
+      assert.ok(rig.proxy.requests.slice(before).every((r) => r.watch && !r.watchList));
+      await rig.writer.create(cm("b"));
+      await rig.converged();
+    });
+  }
+
+  it("F4: the server is down: watches retried with backoff 0.8, 1.6, 3.2 s, no list, then catch up", async () => {
+    await using rig = await startRig();
+    await rig.writer.create(cm("a"));
+    await rig.start();
+    const before = rig.proxy.requests.length;
+    await rig.proxy.down();
+    await until(() => rig.failures.length === 2, "the refused watch");
+    await rig.writer.create(cm("b"));
+    await rig.writer.delete("a");
+    await rig.backoff();
+    await until(() => rig.failures.length === 3);
+    await rig.backoff();
+    await until(() => rig.failures.length === 4);
+    assert.ok(rig.failures[0]!.error instanceof TransportError);
+    assert.deepEqual(reasons(rig.failures.slice(1)), [
+      "watch:rewatch:800:ECONNREFUSED",
+      "watch:rewatch:1600:ECONNREFUSED",
+      "watch:rewatch:3200:ECONNREFUSED",
+    ]);
+    await rig.proxy.up();
+    await rig.backoff();
+    await rig.converged();
+    assert.ok(
+      rig.proxy.requests.slice(before).every((r) => r.watch && !r.watchList),
+      "no list",
+    );
+    assert.deepEqual(rig.mirror.log, ["add a (initial)", "add b", "delete default/a"]);
+  });
+
+  it("F5: a 429 on the watch backs off and re-watches without a list", async () => {
+    await using rig = await startRig();
+    await rig.start();
+    await rig.clock.advanceAsync(1000);
+    rig.proxy.failRequests({ status: 429, retryAfterSeconds: 1, count: 1, match: (r) => r.watch });
+    const before = rig.proxy.requests.length;
+    rig.proxy.cutWatches("end");
+    await until(() => rig.failures.length === 1);
+    assert.deepEqual(reasons(rig.failures), ["watch:rewatch:800:TooManyRequests"]);
+    await rig.writer.create(cm("b"));
+    await rig.backoff();
+    await rig.converged();
+    assert.ok(rig.proxy.requests.slice(before).every((r) => r.watch && !r.watchList));
+  });
+
+  it("F5: a 429 on the list is retried by the client after Retry-After, or by the reflector", async () => {
+    for (const maxRetries of [3, 0]) {
+      await using rig = await startRig({ maxRetries, informer: { useWatchList: false } });
+      await rig.writer.create(cm("a"));
+      rig.proxy.failRequests({
+        status: 429,
+        retryAfterSeconds: 2,
+        count: 1,
+        match: (r) => !r.watch,
+      });
+      const started = rig.start();
+      await until(() => rig.clock.pendingTimers > 0 && rig.proxy.requests.length === 1, "the 429");
+      if (maxRetries > 0) {
+        assert.equal(
+          rig.clock.nextTimerAt()! - rig.clock.now(),
+          2000,
+          "the client waits Retry-After",
+        );
+        await rig.clock.advanceAsync(2000);
+      } else {
+        await until(() => rig.failures.length === 1);
+        assert.deepEqual(reasons(rig.failures), ["list:relist:800:TooManyRequests"]);
+        await rig.backoff();
+      }
+      await started;
+      await rig.converged();
+      assert.equal(rig.failures.length, maxRetries > 0 ? 0 : 1);
+    }
+  });
+
+  it("F7: a black-holed watch is detected on the informer's clock and replaced", async () => {
+    await using rig = await startRig({ informer: { watchIdleTimeoutMs: 60_000 } });
+    await rig.writer.create(cm("a"));
+    await rig.start();
+    rig.proxy.stallWatches();
+    await rig.writer.create(cm("b"));
+    await rig.writer.update({ ...(await rig.writer.get("a")), data: { v: "2" } });
+    await rig.clock.advanceAsync(59_999);
+    assert.equal(rig.informer.store.size, 1, "nothing arrives while the watch is silent");
+    await rig.clock.advanceAsync(1);
+    await until(() => rig.failures.length === 1);
+    assert.deepEqual(reasons(rig.failures), ["watch:rewatch:0:WatchIdleError"]);
+    await rig.converged();
+  });
+
+  it("F8: watches that close at once without events back off instead of looping", async () => {
+    await using rig = await startRig();
+    await rig.writer.create(cm("a"));
+    await rig.start();
+    await rig.clock.advanceAsync(1000);
+    rig.proxy.failRequests({ status: 200, body: "", match: (r) => r.watch });
+    rig.proxy.cutWatches("end");
+    const shortDelays: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      await until(
+        () =>
+          rig.failures.some(
+            (f, i) =>
+              i >= shortDelays.length * 2 &&
+              f.error instanceof Error &&
+              f.error.name === "ShortWatchError",
+          ),
+        "a short watch",
+      );
+      const f = rig.failures.filter((x) => (x.error as Error).name === "ShortWatchError")[round]!;
+      shortDelays.push(f.delayMs);
+      const requests = rig.proxy.requests.length;
+      for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+      assert.equal(rig.proxy.requests.length, requests, "nothing is sent while backing off");
+      await rig.clock.advanceAsync(f.delayMs);
+    }
+    assert.deepEqual(shortDelays, [800, 1600, 3200]);
+    rig.proxy.heal();
+    await rig.writer.create(cm("b"));
+    await rig.clock.advanceAsync(10_000);
+    await rig.converged();
+  });
+
+  it("F15/F17: a foreign kind, a bad JSON line or an unknown event type is reported and healed by a relist", async () => {
+    const lines = [
+      JSON.stringify({
+        type: "ADDED",
+        object: {
+          kind: "Secret",
+          apiVersion: "v1",
+          metadata: { name: "s", namespace: "default", resourceVersion: "1" },
+        },
+      }),
+      `{"type":"ADDED","object":{"metadata":${"x".repeat(10_000)}`,
+      JSON.stringify({
+        type: "RENAMED",
+        object: {
+          kind: "ConfigMap",
+          apiVersion: "v1",
+          metadata: { name: "z", resourceVersion: "1" },
+        },
+      }),
+    ];
+    const expected = ["WrongKind", "InvalidJSON", "UnknownEventType"];
+    await using rig = await startRig();
+    await rig.writer.create(cm("a"));
+    await rig.start();
+    for (const [i, line] of lines.entries()) {
+      await rig.clock.advanceAsync(1000);
+      rig.proxy.injectLine(line);
+      await rig.writer.create(cm(`after-${i}`));
+      await until(() => rig.failures.length === i + 1, `the failure for ${expected[i]}`);
+      const f = rig.failures[i]!;
+      assert.ok(f.error instanceof DecodeError);
+      assert.equal(f.error.reason, expected[i]);
+      assert.equal(f.recovery, "relist");
+      assert.ok(f.error.message.length < 700, "the offending bytes are cut");
+      await rig.backoff();
+      await rig.converged();
+      assert.ok(rig.informer.store.list().every((o) => o.kind === "ConfigMap"));
+    }
+  });
+
+  it("recovers when the server restarts on the same port", async () => {
+    const storage = new MemoryStorage();
+    let server = new ApiServer({ storage, compactionIntervalMs: 0 });
+    const url = await server.listen();
+    const port = Number(new URL(url).port);
+    await using proxy = await startFaultProxy({ target: url });
+    await using direct = createClient({ url });
+    const writer = direct.resource(configMaps, { namespace: "default" });
+    const clock = new FakeClock();
+    await using client = createClient({ url: proxy.url, clock, retry: { maxRetries: 0 } });
+    const failures: ReflectorFailure[] = [];
+    const mirror = mirroringHandler();
+    const informer = new SharedInformer<ConfigMap>({
+      listerWatcher: listerWatcherFor(client.resource(configMaps, { namespace: "default" })),
+      clock,
+      logger: { error() {}, warn() {}, info() {}, debug() {} },
+      onWatchError: (f) => failures.push(f),
+      backoff: { random: () => 0 },
+    });
+    informer.addEventHandler(mirror.handler);
+    await writer.create(cm("a"));
+    const running = informer.run();
+    await informer.waitForSync();
+    try {
+      await server.close();
+      await until(() => failures.length >= 1, "a failure while the server is down");
+      server = new ApiServer({ storage, port, compactionIntervalMs: 0 });
+      await server.listen();
+      await writer.create(cm("b"));
+      await writer.delete("a");
+      const caughtUp = () => informer.store.size === 1 && informer.store.has("default/b");
+      for (let i = 0; i < 10 && !caughtUp(); i++) {
+        const seen = failures.length;
+        await clock.advanceAsync(30_000);
+        await until(() => caughtUp() || failures.length > seen, "the next attempt");
+      }
+      assert.ok(caughtUp(), "the cache caught up");
+      await until(() => mirror.model.size === 1 && mirror.model.has("default/b"));
+      assert.deepEqual(mirror.problems, []);
+    } finally {
+      await informer.stop();
+      await running;
+      await server.close();
+      await storage.close();
+    }
+  });
+});
