@@ -1,0 +1,134 @@
+/**
+ * Informers, handlers, listers and the factory against the embedded API server over HTTP,
+ * including the handler faults of ../shared/reference/informer.md (F11, F12, F16).
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { InformerFactory, type Logger } from "kontroller/cache";
+import { createClient } from "kontroller/client";
+import { isNotFound, objectKey } from "kontroller/core";
+import { type ConfigMap, configMaps } from "kontroller/resources";
+import { startTestServer } from "kontroller/testing";
+import { cm, startRig, until } from "./rig.ts";
+
+describe("informers over HTTP", () => {
+  it("F11: a handler that never returns holds up neither other handlers nor the cache", async () => {
+    await using rig = await startRig();
+    await rig.start();
+    const stuck = rig.informer.addEventHandler({ onAdd: () => new Promise<void>(() => {}) });
+    for (let i = 0; i < 20; i++) await rig.writer.create(cm(`c${i}`));
+    await rig.converged();
+    assert.equal(stuck.pending, 19, "its buffer holds everything after the first call");
+    assert.equal(stuck.hasSynced(), true);
+  });
+
+  it("F12: a handler that throws is logged and counted, and delivery goes on", async () => {
+    const logged: string[] = [];
+    const logger: Logger = {
+      warn() {},
+      info() {},
+      debug() {},
+      error: (f, m) => void logged.push(`${m}: ${f.key}`),
+    };
+    await using rig = await startRig({ informer: { logger } });
+    rig.informer.addEventHandler({
+      onAdd(obj) {
+        if (obj.metadata?.name === "boom") throw new Error("handler bug");
+      },
+      async onUpdate() {
+        throw new Error("async handler bug");
+      },
+    });
+    await rig.start();
+    await rig.writer.create(cm("boom"));
+    await rig.writer.create(cm("fine"));
+    await rig.writer.update({ ...(await rig.writer.get("fine")), data: { v: "2" } });
+    await rig.converged();
+    await until(() => logged.length === 2);
+    assert.deepEqual(logged, [
+      "an event handler threw: default/boom",
+      "an event handler threw: default/fine",
+    ]);
+  });
+
+  it("F16: a handler added after sync gets the whole cache as initial adds before new events", async () => {
+    await using rig = await startRig();
+    for (const n of ["a", "b"]) await rig.writer.create(cm(n));
+    await rig.start();
+    const log: string[] = [];
+    const reg = rig.informer.addEventHandler({
+      onAdd: (o, initial) => void log.push(`${o.metadata?.name}${initial ? " initial" : ""}`),
+    });
+    await rig.writer.create(cm("c"));
+    await reg.waitForSync();
+    await until(() => log.length === 3);
+    assert.deepEqual(log, ["a initial", "b initial", "c"]);
+  });
+
+  it("a label-selected informer sees objects enter and leave its selection", async () => {
+    await using server = await startTestServer({ compactionIntervalMs: 0 });
+    await using client = createClient({ url: server.url });
+    const writer = client.resource(configMaps, { namespace: "default" });
+    await using factory = new InformerFactory({ client, logger: silent });
+    const web = factory.informerFor(configMaps, { labelSelector: "app=web" });
+    const log: string[] = [];
+    web.addEventHandler({
+      onAdd: (o) => void log.push(`add ${o.metadata?.name}`),
+      onDelete: (o) => void log.push(`delete ${objectKey(o as ConfigMap)}`),
+    });
+    factory.start();
+    await factory.waitForCacheSync();
+    await writer.create({ metadata: { name: "x", labels: { app: "web" } } });
+    await writer.create({ metadata: { name: "y", labels: { app: "db" } } });
+    await writer.patch("x", "merge", { metadata: { labels: { app: "api" } } });
+    await until(() => log.length === 2);
+    assert.deepEqual(log, ["add x", "delete default/x"]);
+    assert.equal(web.store.size, 0);
+  });
+
+  it("the factory shares one informer per resource, namespace and selectors, and listers read it", async () => {
+    await using server = await startTestServer({ compactionIntervalMs: 0 });
+    await using client = createClient({ url: server.url });
+    const writer = client.resource(configMaps, { namespace: "default" });
+    await writer.create({ metadata: { name: "a", labels: { tier: "1" } } });
+    await writer.create({ metadata: { name: "b", labels: { tier: "2" } } });
+    await using factory = new InformerFactory({ client, logger: silent });
+    const one = factory.informerFor(configMaps);
+    assert.equal(factory.informerFor(configMaps), one);
+    assert.equal(factory.informerFor(configMaps, { labelSelector: "" }), one);
+    const inDefault = factory.informerFor(configMaps, { namespace: "default" });
+    assert.notEqual(inDefault, one);
+    assert.equal(
+      factory.informerFor(configMaps, { labelSelector: "b=2,a=1" }),
+      factory.informerFor(configMaps, { labelSelector: "a=1,b=2" }),
+    );
+    const byTier = factory.informerFor(configMaps, {
+      indexers: { tier: (o) => [o.metadata?.labels?.tier ?? ""] },
+    });
+    assert.equal(byTier, one);
+    factory.start();
+    const synced = await factory.waitForCacheSync();
+    assert.equal(synced.length, 3);
+    const lister = factory.listerFor(configMaps);
+    assert.equal(lister.get("default", "a").metadata?.labels?.tier, "1");
+    assert.deepEqual(
+      lister
+        .namespace("default")
+        .list("tier=2")
+        .map((o) => o.metadata?.name),
+      ["b"],
+    );
+    assert.throws(() => lister.get("default", "nope"), isNotFound);
+    assert.deepEqual(
+      one.store.byIndex("tier", "2").map((o) => o.metadata?.name),
+      ["b"],
+    );
+    factory.informerFor(configMaps, { namespace: "kube-system" });
+    factory.start();
+    assert.equal((await factory.waitForCacheSync()).length, 4, "start runs informers added later");
+    await factory.shutdown();
+    assert.throws(() => factory.informerFor(configMaps), /shut down/);
+  });
+});
+
+const silent: Logger = { error() {}, warn() {}, info() {}, debug() {} };

@@ -1,0 +1,214 @@
+/**
+ * Fault scenarios that end in a relist (../shared/reference/informer.md F3, F6, F9, F10, F13,
+ * F14, and lists the server sends wrong), against the embedded API server over HTTP.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { listerWatcherFor, type ReflectorFailure, SharedInformer } from "kontroller/cache";
+import { createClient, type DecodeError } from "kontroller/client";
+import { isNotFound, type KubeObject } from "kontroller/core";
+import { customResourceDefinitions, resourceDefinition } from "kontroller/resources";
+import { FakeClock, startTestServer } from "kontroller/testing";
+import { cm, startRig, until } from "./rig.ts";
+
+describe("relist faults", () => {
+  it("F3, F9, F10: after 410 the informer relists; missed deletes are tombstones, a recreate an update with a new UID", async () => {
+    await using rig = await startRig({
+      server: { watchCache: { historyMinCapacity: 4, historyMaxCapacity: 4, eventFreshMs: 0 } },
+    });
+    for (const n of ["keep", "gone", "recreated", "changed"]) await rig.writer.create(cm(n));
+    await rig.start();
+    await rig.converged();
+    rig.mirror.log.length = 0;
+    await rig.proxy.down();
+    await until(() => rig.failures.length === 2, "the refused watch");
+    await rig.writer.delete("gone");
+    await rig.writer.delete("recreated");
+    await rig.writer.create(cm("recreated", { second: "life" }));
+    await rig.writer.update({ ...(await rig.writer.get("changed")), data: { v: "2" } });
+    await rig.writer.create(cm("new"));
+    for (let i = 0; i < 6; i++) await rig.writer.create(cm(`filler-${i}`));
+    await rig.proxy.up();
+    await rig.backoff();
+    await until(
+      () => rig.failures.some((f) => (f.error as { code?: number }).code === 410),
+      "the 410",
+    );
+    const expired = rig.failures.find((f) => (f.error as { code?: number }).code === 410)!;
+    assert.equal(expired.recovery, "relist");
+    await rig.backoff();
+    await rig.converged();
+    const relistRequest = rig.proxy.requests.findLast((r) => r.watchList);
+    assert.equal(relistRequest?.query.get("resourceVersion"), "", "a consistent read after 410");
+    const log = rig.mirror.log.filter((l) => !l.startsWith("add filler"));
+    assert.deepEqual(log.sort(), [
+      "add new",
+      "delete default/gone (tombstone)",
+      "update changed",
+      "update recreated (new uid)",
+    ]);
+  });
+
+  it("F6: a list refused with 403 is retried with growing backoff forever, unsynced, and syncs once allowed", async () => {
+    await using rig = await startRig({ informer: { useWatchList: false } });
+    await rig.writer.create(cm("a"));
+    rig.proxy.failRequests({ status: 403, match: (r) => !r.watch });
+    const started = rig.start();
+    const delays: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      await until(() => rig.failures.length === i + 1);
+      delays.push(rig.failures[i]!.delayMs);
+      assert.equal(rig.informer.hasSynced(), false);
+      await rig.backoff();
+    }
+    assert.deepEqual(delays, [800, 1600, 3200, 6400, 12800]);
+    assert.ok(rig.failures.every((f) => (f.error as { code?: number }).code === 403));
+    rig.proxy.heal();
+    await rig.clock.advanceAsync(30_000);
+    await started;
+    await rig.converged();
+  });
+
+  it("F6: an informer for a kind the server does not serve (404) waits for its CRD, then syncs", async () => {
+    await using server = await startTestServer({ compactionIntervalMs: 0 });
+    const widgets = resourceDefinition<KubeObject>({
+      group: "example.com",
+      version: "v1",
+      kind: "Widget",
+      plural: "widgets",
+    });
+    const clock = new FakeClock();
+    await using client = createClient({ url: server.url, clock, retry: { maxRetries: 0 } });
+    const failures: ReflectorFailure[] = [];
+    const informer = new SharedInformer<KubeObject>({
+      listerWatcher: listerWatcherFor(client.resource(widgets, { namespace: "default" })),
+      clock,
+      logger: { error() {}, warn() {}, info() {}, debug() {} },
+      onWatchError: (f) => failures.push(f),
+      backoff: { random: () => 0 },
+    });
+    const running = informer.run();
+    try {
+      await until(() => failures.some((f) => f.delayMs > 0), "a 404");
+      assert.ok(
+        failures.every((f) => isNotFound(f.error)),
+        failures.map((f) => String(f.error)).join("; "),
+      );
+      assert.equal(informer.hasSynced(), false);
+      await client.resource(customResourceDefinitions).create({
+        apiVersion: "apiextensions.k8s.io/v1",
+        kind: "CustomResourceDefinition",
+        metadata: { name: "widgets.example.com" },
+        spec: {
+          group: "example.com",
+          names: { kind: "Widget", plural: "widgets", singular: "widget", listKind: "WidgetList" },
+          scope: "Namespaced",
+          versions: [
+            {
+              name: "v1",
+              served: true,
+              storage: true,
+              schema: {
+                openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+              },
+            },
+          ],
+        },
+      });
+      const widgetClient = client.resource(widgets, { namespace: "default" });
+      await until(() => failures.length > 0 && clock.pendingTimers > 0);
+      let created = false;
+      for (let i = 0; i < 20 && !informer.hasSynced(); i++) {
+        if (!created) {
+          created = await widgetClient
+            .create({ apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w1" } })
+            .then(
+              () => true,
+              () => false,
+            );
+        }
+        const seen = failures.length;
+        await clock.advanceAsync(30_000);
+        await until(() => informer.hasSynced() || failures.length > seen, "the next attempt");
+      }
+      await informer.waitForSync();
+      await until(() => informer.store.has("default/w1"));
+    } finally {
+      await informer.stop();
+      await running;
+    }
+  });
+
+  it("F13: a server that refuses streaming lists (422) is listed with pages, from then on", async () => {
+    await using rig = await startRig({ informer: { pageSize: 2 } });
+    for (const n of ["a", "b", "c", "d", "e"]) await rig.writer.create(cm(n));
+    rig.proxy.failRequests({ status: 422, match: (r) => r.watchList });
+    await rig.start();
+    await rig.converged();
+    assert.equal(rig.failures[0]!.recovery, "fallback-to-list");
+    const lists = rig.proxy.requests.filter((r) => !r.watch);
+    assert.ok(lists.length >= 1 && lists.every((r) => r.query.get("limit") === "2"));
+    rig.server.server.cutWatches();
+    await rig.clock.advanceAsync(1000);
+    await rig.writer.create(cm("f"));
+    await rig.converged();
+    assert.equal(
+      rig.proxy.requests.filter((r) => r.watchList).length,
+      1,
+      "no second streaming list",
+    );
+  });
+
+  it("F14: a streaming list cut before its end bookmark is dropped whole; the cycle lists instead", async () => {
+    await using rig = await startRig();
+    for (const n of ["a", "b", "c", "d", "e"]) await rig.writer.create(cm(n));
+    rig.proxy.endWatchListsAfter(2);
+    const sizes: number[] = [];
+    rig.informer.addEventHandler({ onAdd: () => void sizes.push(rig.informer.store.size) });
+    await rig.start();
+    await rig.converged();
+    assert.ok(
+      sizes.every((s) => s === 5),
+      `the cache held all 5 objects at every add: ${sizes}`,
+    );
+    assert.equal(rig.failures[0]!.recovery, "fallback-to-list");
+  });
+
+  it("a list without a resourceVersion, or cut short, is reported and retried; nothing half-decoded is cached", async () => {
+    await using rig = await startRig({ informer: { useWatchList: false } });
+    await rig.writer.create(cm("a"));
+    rig.proxy.failRequests({
+      status: 200,
+      count: 1,
+      match: (r) => !r.watch,
+      body: JSON.stringify({
+        kind: "ConfigMapList",
+        apiVersion: "v1",
+        metadata: {},
+        items: [
+          {
+            ...cm("ghost"),
+            metadata: { name: "ghost", namespace: "default", resourceVersion: "1" },
+          },
+        ],
+      }),
+    });
+    rig.proxy.failRequests({
+      status: 200,
+      count: 1,
+      match: (r) => !r.watch,
+      body: '{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[{"metadata":{"name":"half',
+    });
+    const started = rig.start();
+    await until(() => rig.failures.length === 1);
+    assert.equal((rig.failures[0]!.error as DecodeError).reason, "MissingResourceVersion");
+    await rig.backoff();
+    await until(() => rig.failures.length === 2);
+    assert.equal((rig.failures[1]!.error as DecodeError).reason, "Truncated");
+    assert.equal(rig.informer.store.size, 0);
+    await rig.backoff();
+    await started;
+    await rig.converged();
+    assert.equal(rig.informer.store.has("default/ghost"), false);
+  });
+});
