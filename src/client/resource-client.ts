@@ -28,6 +28,7 @@ import type {
   WriteOptions,
 } from "./request-options.ts";
 import type { RestClient } from "./rest-client.ts";
+import type { TransportResponse } from "./transport.ts";
 import { checkObject, decodeWatchLine, type ExpectedKind } from "./watch-decoder.ts";
 
 const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
@@ -170,6 +171,17 @@ export class ResourceClient<T extends KubeObject> {
   async *watchBatches(
     options: WatchOptions = {},
   ): AsyncGenerator<readonly WatchEvent<T>[], void, undefined> {
+    yield* await this.openWatch(options);
+  }
+
+  /**
+   * Opens a watch: resolves once the server has accepted it (rejects with why it did not), with
+   * the event batches to iterate. Iterate it to the end, leave the loop or abort the signal:
+   * until then the connection stays open.
+   */
+  async openWatch(
+    options: WatchOptions = {},
+  ): Promise<AsyncGenerator<readonly WatchEvent<T>[], void, undefined>> {
     const path = withQuery(
       collectionPath(this.definition, this.namespace),
       queryString({
@@ -189,6 +201,13 @@ export class ResourceClient<T extends KubeObject> {
       signal: options.signal,
       stream: true,
     });
+    return this.#events(res, path);
+  }
+
+  async *#events(
+    res: TransportResponse,
+    path: string,
+  ): AsyncGenerator<readonly WatchEvent<T>[], void, undefined> {
     const splitter = new LineSplitter(this.#rest.maxObjectBytes);
     const lines: string[] = [];
     try {
