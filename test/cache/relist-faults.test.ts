@@ -109,7 +109,7 @@ describe("relist faults", () => {
               served: true,
               storage: true,
               schema: {
-                openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+                openAPIV3Schema: { type: "object" },
               },
             },
           ],
