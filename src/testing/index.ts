@@ -20,3 +20,9 @@ export {
 } from "./fault-proxy.ts";
 export { storageConformance } from "./storage-conformance.ts";
 export { startTestServer, type TestServer, type TestServerOptions } from "./test-server.ts";
+export {
+  type ConformanceSetup,
+  type QueueConformanceOptions,
+  queueConformance,
+  strategyConformance,
+} from "./queue-conformance.ts";

@@ -1,0 +1,40 @@
+/**
+ * kontroller/workqueue — work queues with client-go's semantics (dedupe while queued, never two
+ * workers on one item), delays, rate limiting, pluggable ordering strategies (FIFO, two-lane,
+ * fair), a priority queue, and metrics through a small provider interface. Imports only core.
+ */
+export {
+  BucketRateLimiter,
+  type BucketRateLimiterOptions,
+} from "./bucket-rate-limiter.ts";
+export { DelayingQueue, type DelayingQueueOptions } from "./delaying-queue.ts";
+export {
+  type CounterMetric,
+  type GaugeMetric,
+  type HistogramMetric,
+  type MetricsProvider,
+  noopMetricsProvider,
+  type PriorityGaugeMetric,
+  type QueueMetrics,
+  type QueueProbe,
+} from "./metrics.ts";
+export { type DrainOptions, type GetOptions, Queue, type QueueOptions } from "./queue.ts";
+export type { RateLimiter } from "./rate-limiter.ts";
+export {
+  type DefaultControllerRateLimiterOptions,
+  defaultControllerRateLimiter,
+  ItemExponentialFailureRateLimiter,
+  type ItemExponentialFailureRateLimiterOptions,
+  ItemFastSlowRateLimiter,
+  type ItemFastSlowRateLimiterOptions,
+  MaxOfRateLimiter,
+} from "./rate-limiters.ts";
+export { RateLimitingQueue, type RateLimitingQueueOptions } from "./rate-limiting-queue.ts";
+export type {
+  InFlightEntry,
+  QueueSnapshot,
+  ReadyEntry,
+  RequeueEntry,
+  WaitingEntry,
+} from "./snapshot.ts";
+export { FifoStrategy, type QueueStrategy } from "./strategy.ts";
