@@ -37,6 +37,11 @@ export class EntryTable<T> {
   live = 0;
   #gone = 0;
 
+  /** Entries held, live or `GONE` (for tests and diagnostics). */
+  get size(): number {
+    return this.#map.size;
+  }
+
   /** The entry of `item`, live or `GONE`, if the table has one. */
   get(item: T): Entry<T> | undefined {
     return this.#map.get(item);
