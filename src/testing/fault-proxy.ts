@@ -85,7 +85,7 @@ interface OpenWatch {
   stalled: boolean;
   /** Bytes after the last newline forwarded (a line in transit). */
   partial: Buffer;
-  /** Lines forwarded; `endAfterLines` ends the watch when it reaches the limit. */
+  /** Lines forwarded (counted only while `endAfterLines` is finite); the watch ends at the limit. */
   lines: number;
   endAfterLines: number;
   /** Lines to write at the next line boundary. */
@@ -340,6 +340,13 @@ export class FaultProxy implements AsyncDisposable {
 
   /** Forwards a chunk of a watch line by line, honouring `endAfterLines`. */
   #pass(w: OpenWatch, chunk: Buffer): void {
+    if (w.inject.length === 0 && w.endAfterLines === Number.POSITIVE_INFINITY) {
+      // Nothing to do between lines: forward the chunk whole, remembering a line in transit.
+      w.res.write(chunk);
+      const last = chunk.lastIndexOf(10);
+      w.partial = last < 0 ? Buffer.concat([w.partial, chunk]) : chunk.subarray(last + 1);
+      return;
+    }
     let start = 0;
     for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
       w.res.write(chunk.subarray(start, nl + 1));
