@@ -91,9 +91,9 @@ export class DelayingQueue<T extends NonNullable<unknown> = string> extends Queu
     if (readyAt < this.#timerAt) this.#arm();
   }
 
-  /** True while `item` waits for its delay. */
-  protected isWaiting(item: T): boolean {
-    return this.#byItem.has(item);
+  /** The items waiting for their delay, in no particular order. */
+  protected waitingItems(): IterableIterator<T> {
+    return this.#byItem.keys();
   }
 
   /** Called when a waiting item becomes ready, instead of `add`; the priority queue overrides. */

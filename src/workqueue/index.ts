@@ -8,6 +8,7 @@ export {
   type BucketRateLimiterOptions,
 } from "./bucket-rate-limiter.ts";
 export { DelayingQueue, type DelayingQueueOptions } from "./delaying-queue.ts";
+export { FairStrategy, type FairStrategyOptions } from "./fair-strategy.ts";
 export {
   type CounterMetric,
   type GaugeMetric,
@@ -18,6 +19,12 @@ export {
   type QueueMetrics,
   type QueueProbe,
 } from "./metrics.ts";
+export {
+  type PrioritizedItem,
+  type PriorityAddOptions,
+  PriorityQueue,
+  type PriorityQueueOptions,
+} from "./priority-queue.ts";
 export { type DrainOptions, type GetOptions, Queue, type QueueOptions } from "./queue.ts";
 export type { RateLimiter } from "./rate-limiter.ts";
 export {
@@ -38,3 +45,4 @@ export type {
   WaitingEntry,
 } from "./snapshot.ts";
 export { FifoStrategy, type QueueStrategy } from "./strategy.ts";
+export { TwoLaneStrategy, type TwoLaneStrategyOptions } from "./two-lane-strategy.ts";

@@ -62,6 +62,11 @@ export class RateLimitingQueue<T extends NonNullable<unknown> = string> extends 
     return snap;
   }
 
+  /** The queue's rate limiter. */
+  protected get rateLimiter(): RateLimiter<T> {
+    return this.#rateLimiter;
+  }
+
   /** The limiter used when none is given; the priority queue uses the per-item one alone. */
   protected defaultRateLimiter(): RateLimiter<T> {
     return defaultControllerRateLimiter<T>({ clock: this.clock });
