@@ -272,10 +272,13 @@ export class CrdController {
         "x-kubernetes-preserve-unknown-fields": true,
       };
       const validator = new SchemaValidator(schema);
+      const hasStatus = v.subresources?.status !== undefined;
       const strategy: Strategy = {
         trackGeneration: true,
-        statusSubresource: v.subresources?.status !== undefined,
+        statusSubresource: hasStatus,
         allowUnconditionalUpdate: false,
+        // With the status subresource, a create cannot set status.
+        ...(hasStatus ? { prepareForCreate: (o: KubeObject) => void delete rec(o).status } : {}),
       };
       const apiVersion = `${group}/${v.name}`;
       const encoder: WatchEncoder =

@@ -136,6 +136,8 @@ export class ApiServer {
       this.#handle(ctx, req, res).catch((err: unknown) => sendError(res, err));
     });
     server.keepAliveTimeout = 65_000;
+    // Watches last as long as they need; bodies are bounded by size, not time.
+    server.requestTimeout = 0;
     this.#http = server;
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
