@@ -1,0 +1,11 @@
+/**
+ * kontroller/metrics — prom-client implementations of the metrics interfaces of the other layers,
+ * each on a registry you pass in (no global registry). Work queues for now; the controller
+ * runtime adds its metrics here.
+ */
+export {
+  EXCEEDED_CARDINALITY_LIMIT,
+  WORKQUEUE_DURATION_BUCKETS,
+  type WorkqueueMetricsOptions,
+  WorkqueueMetricsProvider,
+} from "./workqueue-metrics.ts";

@@ -1,0 +1,146 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { FakeClock } from "../testing/index.ts";
+import type { MetricsProvider, QueueMetrics, QueueProbe } from "./metrics.ts";
+import { PriorityQueue } from "./priority-queue.ts";
+import { Queue } from "./queue.ts";
+import { RateLimitingQueue } from "./rate-limiting-queue.ts";
+
+/** A provider that records every instrument call, per queue name. */
+class RecordingProvider implements MetricsProvider {
+  readonly names: string[] = [];
+  probe: QueueProbe | undefined;
+  depth = 0;
+  adds = 0;
+  retries = 0;
+  waiting = 0;
+  readonly queueDurations: number[] = [];
+  readonly workDurations: number[] = [];
+  readonly byPriority = new Map<number, number>();
+
+  newQueueMetrics(name: string, probe: QueueProbe): QueueMetrics {
+    this.names.push(name);
+    this.probe = probe;
+    const move = (p: number, by: number) =>
+      this.byPriority.set(p, (this.byPriority.get(p) ?? 0) + by);
+    return {
+      depth: { inc: () => this.depth++, dec: () => this.depth-- },
+      adds: { inc: () => this.adds++ },
+      queueDuration: { observe: (s) => this.queueDurations.push(s) },
+      workDuration: { observe: (s) => this.workDurations.push(s) },
+      retries: { inc: () => this.retries++ },
+      waiting: { inc: () => this.waiting++, dec: () => this.waiting-- },
+      priorityDepth: { inc: (p) => move(p, 1), dec: (p) => move(p, -1) },
+    };
+  }
+}
+
+function setup() {
+  const clock = new FakeClock();
+  const metrics = new RecordingProvider();
+  const q = new RateLimitingQueue<string>({ name: "q", clock, metrics });
+  return { clock, metrics, q };
+}
+
+describe("queue metrics", () => {
+  it("M-08 B-02 a named queue asks its provider once; a nameless one reports nothing", () => {
+    const metrics = new RecordingProvider();
+    new Queue({ name: "pods", metrics });
+    assert.deepEqual(metrics.names, ["pods"]);
+  });
+
+  it("M-01 M-02 adds count an item becoming dirty; depth counts dirty items", async () => {
+    const { metrics, q } = setup();
+    q.add("a");
+    q.add("a");
+    assert.deepEqual([metrics.adds, metrics.depth], [1, 1]);
+    const a = (await q.get())!;
+    assert.equal(metrics.depth, 0);
+    for (let i = 0; i < 5; i++) q.add(a);
+    assert.deepEqual([metrics.adds, metrics.depth, q.size], [2, 1, 0]);
+    q.done(a);
+    q.done((await q.get())!);
+    assert.deepEqual([metrics.adds, metrics.depth], [2, 0]);
+  });
+
+  it("M-03 M-04 queue duration runs from becoming dirty to hand-out; work duration to done", async () => {
+    const { clock, metrics, q } = setup();
+    q.add("a");
+    clock.advance(50);
+    const a = (await q.get())!;
+    q.add(a);
+    clock.advance(25);
+    q.done(a);
+    clock.advance(10);
+    const again = (await q.get())!;
+    clock.advance(1000);
+    q.done(again);
+    assert.deepEqual(metrics.queueDurations, [0.05, 0.035]);
+    assert.deepEqual(metrics.workDurations, [0.025, 1]);
+  });
+
+  it("M-05 B-03 the probe reports in-flight work on demand; no timer runs", async () => {
+    const { clock, metrics, q } = setup();
+    q.add("a");
+    q.add("b");
+    await q.get();
+    clock.advance(1000);
+    await q.get();
+    clock.advance(500);
+    assert.equal(metrics.probe!.unfinishedWorkSeconds(), 2);
+    assert.equal(metrics.probe!.longestRunningProcessorSeconds(), 1.5);
+    assert.equal(clock.pendingTimers, 0);
+    q.done("a");
+    q.done("b");
+    assert.deepEqual(
+      [metrics.probe!.unfinishedWorkSeconds(), metrics.probe!.longestRunningProcessorSeconds()],
+      [0, 0],
+    );
+  });
+
+  it("M-06 M-07 retries count every addAfter; waiting counts items waiting for a delay", () => {
+    const { clock, metrics, q } = setup();
+    q.addAfter("a", 0);
+    q.addAfter("b", 10);
+    q.addAfter("b", 5);
+    q.addRateLimited("c");
+    assert.deepEqual([metrics.retries, metrics.waiting, metrics.adds], [4, 2, 1]);
+    q.add("b");
+    assert.equal(metrics.waiting, 1, "superseded by the add");
+    clock.advance(10);
+    assert.deepEqual([metrics.waiting, metrics.adds], [0, 3]);
+    q.addAfter("d", 10);
+    q.shutDown();
+    q.addAfter("e", 10);
+    assert.deepEqual([metrics.retries, metrics.waiting], [5, 0]);
+  });
+
+  it("depth by priority follows ready items of a priority queue", async () => {
+    const metrics = new RecordingProvider();
+    const clock = new FakeClock();
+    const q = new PriorityQueue<string>({ name: "pq", clock, metrics });
+    q.add("a", { priority: 0 });
+    q.add("b", { priority: 0 });
+    q.add("c", { priority: 0 });
+    q.add("w", { priority: 1, afterMs: 10 });
+    assert.deepEqual([...metrics.byPriority], [[0, 3]]);
+    q.add("a", { priority: 1 });
+    assert.deepEqual(
+      [...metrics.byPriority],
+      [
+        [0, 2],
+        [1, 1],
+      ],
+    );
+    assert.deepEqual(await q.getWithPriority(), { item: "a", priority: 1 });
+    assert.deepEqual(
+      [...metrics.byPriority],
+      [
+        [0, 2],
+        [1, 0],
+      ],
+    );
+    clock.advance(10);
+    assert.equal(metrics.byPriority.get(1), 1);
+  });
+});
