@@ -1,7 +1,28 @@
 /**
- * kontroller/controller — the controller runtime: helpers for owner references, finalizers,
- * create-or-update, predicates and events (the Controller, builder and Manager join them).
+ * kontroller/controller — the controller runtime: controllers (sources → queue → workers →
+ * reconcile), and helpers for owner references, finalizers, create-or-update, predicates and
+ * events.
  */
+export {
+  type ControllerOptions,
+  type ControllerSpec,
+  controller,
+  type MappedWatch,
+  type PriorityEvent,
+  type Source,
+} from "./builder.ts";
+export {
+  Controller,
+  type ControllerDeps,
+  ReconcileTimeoutError,
+  type StopOptions,
+} from "./controller.ts";
+export {
+  type ControllerQueue,
+  type EnqueueOptions,
+  LOW_PRIORITY,
+  type QueueKind,
+} from "./controller-queue.ts";
 export {
   createOrPatch,
   createOrUpdate,
@@ -11,6 +32,13 @@ export {
 export { type EventInit, EventRecorder, type EventRecorderOptions } from "./event-recorder.ts";
 export { addFinalizer, hasFinalizer, removeFinalizer } from "./finalizers.ts";
 export { mergePatchDiff } from "./merge-diff.ts";
+export {
+  type ControllerMetrics,
+  type ControllerMetricsProvider,
+  noopControllerMetrics,
+  noopControllerMetricsProvider,
+  type ReconcileOutcome,
+} from "./metrics.ts";
 export {
   AlreadyOwnedError,
   getControllerOf,
@@ -31,3 +59,12 @@ export {
   type Predicate,
   resourceVersionChanged,
 } from "./predicates.ts";
+export { describeReason } from "./reasons.ts";
+export type {
+  ObjectRef,
+  ReconcileContext,
+  ReconcileReason,
+  ReconcileResult,
+  Reconciler,
+  Request,
+} from "./reconciler.ts";
