@@ -61,8 +61,11 @@ export interface ReconcileResult {
  * listers, write through the client, be idempotent. Throw to retry with backoff; throw a
  * `TerminalError` for a failure that retrying cannot fix.
  */
-// biome-ignore lint/suspicious/noConfusingVoidType: void lets `async () => {}` be a reconciler.
 export type Reconciler = (
   request: Request,
   ctx: ReconcileContext,
-) => ReconcileResult | undefined | void | Promise<ReconcileResult | undefined | void>;
+) => ReconcileReturn | Promise<ReconcileReturn>;
+
+/** What a reconciler returns; `void` so that `async () => {}` is a reconciler. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a reconciler may return nothing at all.
+export type ReconcileReturn = ReconcileResult | undefined | void;
