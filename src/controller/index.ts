@@ -31,6 +31,13 @@ export {
 } from "./create-or-update.ts";
 export { type EventInit, EventRecorder, type EventRecorderOptions } from "./event-recorder.ts";
 export { addFinalizer, hasFinalizer, removeFinalizer } from "./finalizers.ts";
+export {
+  type LeaderElectionOptions,
+  LeadershipLostError,
+  Manager,
+  type ManagerOptions,
+  onTerminate,
+} from "./manager.ts";
 export { mergePatchDiff } from "./merge-diff.ts";
 export {
   type ControllerMetrics,

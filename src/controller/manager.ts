@@ -1,0 +1,316 @@
+import { hostname } from "node:os";
+import { pino } from "pino";
+import { collectDefaultMetrics, Registry } from "prom-client";
+import { InformerFactory, type Logger } from "../cache/index.ts";
+import { type Client, type ClientOptions, createClient } from "../client/index.ts";
+import {
+  type Clock,
+  checkNumber,
+  InvalidOptionError,
+  type KubeObject,
+  realClock,
+} from "../core/index.ts";
+import { LeaderElector, LeaseLock } from "../leaderelection/index.ts";
+import {
+  HealthServer,
+  PrometheusControllerMetrics,
+  PrometheusInformerMetrics,
+  WorkqueueMetricsProvider,
+} from "../metrics/index.ts";
+import { eventsV1, leases } from "../resources/index.ts";
+import type { ControllerSpec } from "./builder.ts";
+import { Controller } from "./controller.ts";
+import { EventRecorder } from "./event-recorder.ts";
+
+/** Leader election settings: only the leader runs controllers. */
+export interface LeaderElectionOptions {
+  /** The Lease's name, shared by every replica. */
+  name: string;
+  /** The Lease's namespace. @default "default" */
+  namespace?: string;
+  /** This replica's identity. @default hostname plus a random suffix */
+  identity?: string;
+  /** @default 15000 */
+  leaseDurationMs?: number;
+  /** @default 10000 */
+  renewDeadlineMs?: number;
+  /** @default 2000 */
+  retryPeriodMs?: number;
+}
+
+/** Options for {@link Manager}. */
+export interface ManagerOptions {
+  /** Names the manager in events (`reportingController`) and logs. @default "kontroller" */
+  name?: string;
+  /** The client every controller shares. @default createClient(clientOptions) */
+  client?: Client;
+  /** How to make the client when none is given. @default the default kubeconfig */
+  clientOptions?: ClientOptions;
+  /** @default pino at level "info" on stderr */
+  logger?: Logger;
+  /** @default realClock */
+  clock?: Clock;
+  /** Only the leader of this Lease runs controllers. @default no leader election */
+  leaderElection?: LeaderElectionOptions;
+  /** Serve /metrics, /healthz, /readyz on this port (0: any free port). @default not served */
+  healthPort?: number;
+  /** @default "0.0.0.0" */
+  healthHost?: string;
+  /** Metrics go here. @default a new registry, with process metrics */
+  registry?: Registry;
+  /**
+   * On stop, in-flight reconciles get this long before their signals abort.
+   * @default 30000
+   */
+  gracefulShutdownMs?: number;
+  /** Informers resync handlers that ask for it this often. @default 0 (never) */
+  resyncPeriodMs?: number;
+}
+
+/** The manager lost leadership: its controllers stopped; the process should exit and restart. */
+export class LeadershipLostError extends Error {
+  constructor(identity: string) {
+    super(`${identity} lost leadership; controllers stopped`);
+    this.name = "LeadershipLostError";
+  }
+}
+
+/**
+ * Runs controllers (controller-runtime's Manager): one client, one informer factory, one metrics
+ * registry and one event recorder shared by every controller; optional leader election; an HTTP
+ * endpoint for /metrics, /healthz and /readyz.
+ *
+ * `start(signal)` starts the informers, waits for their caches, then (as leader, with leader
+ * election) starts the workers; it resolves once `signal` aborts and everything has stopped:
+ * reconciles in flight finish within `gracefulShutdownMs`, leadership is released, informers
+ * and the endpoint close. It rejects with {@link LeadershipLostError} if leadership is lost.
+ */
+export class Manager {
+  readonly name: string;
+  readonly client: Client;
+  readonly factory: InformerFactory;
+  readonly registry: Registry;
+  readonly recorder: EventRecorder;
+  readonly logger: Logger;
+  readonly #o: ManagerOptions;
+  readonly #clock: Clock;
+  readonly #ownsClient: boolean;
+  readonly #controllers: Controller[] = [];
+  readonly #controllerMetrics: PrometheusControllerMetrics;
+  readonly #queueMetrics: WorkqueueMetricsProvider;
+  #elector: LeaderElector | undefined;
+  #health: HealthServer | undefined;
+  #state: "new" | "starting" | "running" | "stopping" | "stopped" = "new";
+  #synced = false;
+  #healthUrl: string | undefined;
+
+  constructor(options: ManagerOptions = {}) {
+    if (options.client !== undefined && options.clientOptions !== undefined) {
+      throw new InvalidOptionError(
+        "Manager",
+        "clientOptions",
+        "(options)",
+        "must not be given together with client",
+      );
+    }
+    if (options.healthPort !== undefined) {
+      checkNumber("Manager", "healthPort", options.healthPort, {
+        min: 0,
+        max: 65535,
+        integer: true,
+      });
+    }
+    checkNumber("Manager", "gracefulShutdownMs", options.gracefulShutdownMs ?? 30_000, { min: 0 });
+    this.#o = options;
+    this.name = options.name ?? "kontroller";
+    this.#clock = options.clock ?? realClock;
+    this.#ownsClient = options.client === undefined;
+    this.client = options.client ?? createClient(options.clientOptions);
+    this.logger = options.logger ?? pino({ name: this.name, level: "info" }, pino.destination(2));
+    this.registry = options.registry ?? defaultRegistry();
+    this.#controllerMetrics = new PrometheusControllerMetrics({ registry: this.registry });
+    this.#queueMetrics = new WorkqueueMetricsProvider({ registry: this.registry });
+    this.factory = new InformerFactory({
+      client: this.client,
+      clock: this.#clock,
+      logger: this.logger,
+      metricsProvider: new PrometheusInformerMetrics({ registry: this.registry }),
+      ...(options.resyncPeriodMs === undefined
+        ? {}
+        : { defaultResyncPeriodMs: options.resyncPeriodMs }),
+    });
+    this.recorder = new EventRecorder({
+      events: this.client.resource(eventsV1),
+      reportingController: this.name,
+      reportingInstance: `${this.name}-${hostname()}`,
+      clock: this.#clock,
+      onError: (err) => this.logger.warn({ err }, "could not record an event"),
+    });
+  }
+
+  /** Adds a controller; its informers start with the manager. Only before `start`. */
+  add<T extends KubeObject>(spec: ControllerSpec<T>): Controller {
+    if (this.#state !== "new") throw new Error(`Manager: add "${spec.name}" before start`);
+    if (this.#controllers.some((c) => c.name === spec.name)) {
+      throw new InvalidOptionError(
+        "Manager.add",
+        "name",
+        spec.name,
+        "must be unique among the manager's controllers",
+      );
+    }
+    const c = new Controller(spec as unknown as ControllerSpec, {
+      factory: this.factory,
+      logger: this.logger,
+      clock: this.#clock,
+      metrics: this.#controllerMetrics.newControllerMetrics(spec.name),
+      queueMetrics: this.#queueMetrics,
+      recorder: this.recorder,
+    });
+    this.#controllers.push(c);
+    return c;
+  }
+
+  /** The controllers added so far. */
+  get controllers(): readonly Controller[] {
+    return this.#controllers;
+  }
+
+  /** The health endpoint's URL, once listening. */
+  get healthUrl(): string | undefined {
+    return this.#healthUrl;
+  }
+
+  /** True once caches synced and (with leader election) the elector is running. */
+  get ready(): boolean {
+    return this.#synced && (this.#state === "running" || this.#state === "starting");
+  }
+
+  /** True while this manager's controllers run (always, without leader election). */
+  get leading(): boolean {
+    return this.#o.leaderElection === undefined
+      ? this.#state === "running"
+      : (this.#elector?.isLeader ?? false);
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.#state !== "new") throw new Error("Manager: start can be called once");
+    this.#state = "starting";
+    const run = new AbortController();
+    const onAbort = () => run.abort(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    let lost = false;
+    let elected: Promise<void> = Promise.resolve();
+    try {
+      for (const c of this.#controllers) c.connect();
+      await this.#startHealth();
+      this.factory.start(run.signal);
+      await this.factory.waitForCacheSync(run.signal).catch(() => {});
+      if (run.signal.aborted) return;
+      this.#synced = true;
+      this.#state = "running";
+      this.logger.info({ controllers: this.#controllers.map((c) => c.name) }, "caches synced");
+      if (this.#o.leaderElection === undefined) {
+        await this.#runControllers(run.signal);
+      } else {
+        const stoppedLeading = new Promise<void>((resolve) => {
+          this.#elector = this.#makeElector(this.#o.leaderElection!, resolve);
+        });
+        elected = this.#elector!.run(run.signal);
+        await Promise.race([elected, stoppedLeading]);
+        lost = !run.signal.aborted;
+      }
+    } finally {
+      this.#state = "stopping";
+      run.abort(new Error("manager stopping"));
+      signal.removeEventListener("abort", onAbort);
+      await elected;
+      await this.recorder.close();
+      await this.factory.shutdown();
+      await this.#health?.close();
+      if (this.#ownsClient) await this.client.close();
+      this.#state = "stopped";
+      this.logger.info({}, "manager stopped");
+    }
+    if (lost) throw new LeadershipLostError(this.#elector?.leader ?? this.name);
+  }
+
+  /** Starts every controller's workers, and stops them gracefully when `signal` aborts. */
+  async #runControllers(signal: AbortSignal): Promise<void> {
+    await Promise.all(this.#controllers.map((c) => c.start(signal)));
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    const graceMs = this.#o.gracefulShutdownMs ?? 30_000;
+    await Promise.all(this.#controllers.map((c) => c.stop({ graceMs })));
+  }
+
+  #makeElector(le: LeaderElectionOptions, onStopped: () => void): LeaderElector {
+    const namespace = le.namespace ?? "default";
+    const identity = le.identity ?? `${hostname()}-${Math.random().toString(36).slice(2, 8)}`;
+    return new LeaderElector({
+      lock: new LeaseLock(this.client.resource(leases, { namespace }), namespace, le.name),
+      identity,
+      clock: this.#clock,
+      ...(le.leaseDurationMs === undefined ? {} : { leaseDurationMs: le.leaseDurationMs }),
+      ...(le.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: le.renewDeadlineMs }),
+      ...(le.retryPeriodMs === undefined ? {} : { retryPeriodMs: le.retryPeriodMs }),
+      onStartedLeading: (leading) => {
+        this.logger.info(
+          { identity, lease: `${namespace}/${le.name}` },
+          "became leader; starting controllers",
+        );
+        return this.#runControllers(leading);
+      },
+      onStoppedLeading: () => {
+        this.logger.info({ identity }, "stopped leading");
+        onStopped();
+      },
+      onNewLeader: (leader) => {
+        if (leader !== identity) this.logger.info({ leader }, "new leader observed");
+      },
+      onError: (err) => this.logger.warn({ err }, "leader election"),
+    });
+  }
+
+  async #startHealth(): Promise<void> {
+    if (this.#o.healthPort === undefined) return;
+    this.#health = new HealthServer({
+      port: this.#o.healthPort,
+      ...(this.#o.healthHost === undefined ? {} : { host: this.#o.healthHost }),
+      registry: this.registry,
+      liveness: { manager: () => (this.#state === "stopped" ? "stopped" : undefined) },
+      readiness: {
+        "informers-synced": () => (this.#synced ? undefined : "informers have not synced yet"),
+        "leader-election": () =>
+          this.#o.leaderElection === undefined || this.#elector !== undefined
+            ? undefined
+            : "not started",
+      },
+    });
+    this.#healthUrl = await this.#health.listen();
+    this.logger.info({ url: this.#healthUrl }, "serving /metrics, /healthz and /readyz");
+  }
+}
+
+function defaultRegistry(): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+/**
+ * An AbortSignal that aborts on SIGINT or SIGTERM (once); for `manager.start(onTerminate())`.
+ * A second signal while stopping exits at once with code 1.
+ */
+export function onTerminate(): AbortSignal {
+  const ac = new AbortController();
+  const handler = (sig: NodeJS.Signals) => {
+    if (ac.signal.aborted) process.exit(1);
+    ac.abort(new Error(`received ${sig}`));
+  };
+  process.on("SIGINT", handler);
+  process.on("SIGTERM", handler);
+  return ac.signal;
+}
