@@ -31,12 +31,12 @@ User.object({ metadata: { name: "x" }, spec: {} });
 User.object({ metadata: { name: "x" }, spec: { displayName: 1 } });
 // @ts-expect-error a field the schema does not have
 User.object({ metadata: { name: "x" }, spec: { displayName: "x", nickname: "y" } });
-// @ts-expect-error status is not a string
 const bad: User = {
   apiVersion: "example.com/v1",
   kind: "User",
   metadata: {},
   spec: { displayName: "x" },
+  // @ts-expect-error status is not a string
   status: "ok",
 };
 
