@@ -1,4 +1,3 @@
-import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1.js";
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { Lease } from "kubernetes-types/coordination/v1.js";
 import type {
@@ -11,9 +10,9 @@ import type {
   ServiceAccount,
 } from "kubernetes-types/core/v1.js";
 import type { Event as EventsV1Event } from "kubernetes-types/events/v1.js";
+import type { CustomResourceDefinition } from "./crd-type.ts";
 import { type ResourceDefinition, resourceDefinition } from "./resource-definition.ts";
 
-export type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1.js";
 export type { Deployment } from "kubernetes-types/apps/v1.js";
 export type { Lease } from "kubernetes-types/coordination/v1.js";
 export type {

@@ -6,7 +6,6 @@
 export {
   builtinResources,
   type ConfigMap,
-  type CustomResourceDefinition,
   configMaps,
   customResourceDefinitions,
   type Deployment,
@@ -29,6 +28,7 @@ export {
   services,
 } from "./builtins.ts";
 export { type CodegenOptions, definitionModule, typeBox } from "./codegen.ts";
+export type { CustomResourceDefinition, CustomResourceDefinitionVersion } from "./crd-type.ts";
 export type {
   CrdManifest,
   CrdVersion,
