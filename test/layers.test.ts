@@ -133,6 +133,23 @@ describe("layer linter", { concurrency: 4 }, () => {
     assert.match(r.output, /by-package-name/);
   });
 
+  it("refuses an import cycle, but not one closed only by type imports", async () => {
+    const cycle = await lint({
+      "src/core/index.ts": 'export { a } from "./a.ts";\n',
+      "src/core/a.ts": 'import { b } from "./b.ts";\nexport const a = () => b;\n',
+      "src/core/b.ts": 'import { a } from "./a.ts";\nexport const b = () => a;\n',
+    });
+    assert.equal(cycle.ok, false);
+    assert.match(cycle.output, /no-circular/);
+    const typeOnly = await lint({
+      "src/core/index.ts": 'export { a } from "./a.ts";\n',
+      "src/core/a.ts":
+        'import { b } from "./b.ts";\nexport const a = () => b;\nexport interface A { x: number }\n',
+      "src/core/b.ts": 'import type { A } from "./a.ts";\nexport const b = (x: A) => x;\n',
+    });
+    assert.equal(typeOnly.ok, true, typeOnly.output);
+  });
+
   it("refuses a folder under src/ that is not a layer", async () => {
     const r = await lint({
       ...core,

@@ -26,3 +26,4 @@ export {
   queueConformance,
   strategyConformance,
 } from "./queue-conformance.ts";
+export { waitFor, type WaitForOptions } from "./wait-for.ts";

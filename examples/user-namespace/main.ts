@@ -1,0 +1,37 @@
+/**
+ * Runs the user-namespace controller against the cluster of your kubeconfig (or `--url`):
+ * `node examples/user-namespace/main.ts [--url http://127.0.0.1:6443] [--data-dir DIR]`.
+ * Installs the User CRD if it is missing. Ctrl-C stops it cleanly.
+ */
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { Manager, onTerminate } from "kontroller/controller";
+import { isAlreadyExists } from "kontroller/core";
+import { customResourceDefinitions } from "kontroller/resources";
+import { userNamespaceController } from "./controller.ts";
+import { User } from "./user.ts";
+
+const { values } = parseArgs({
+  options: {
+    url: { type: "string" },
+    "data-dir": { type: "string" },
+    "health-port": { type: "string" },
+  },
+});
+const manager = new Manager({
+  name: "user-namespace",
+  ...(values.url ? { clientOptions: { url: values.url } } : {}),
+  ...(values["health-port"] ? { healthPort: Number(values["health-port"]) } : {}),
+});
+try {
+  await manager.client.resource(customResourceDefinitions).create(User.crd());
+} catch (err) {
+  if (!isAlreadyExists(err)) throw err;
+}
+manager.add(
+  userNamespaceController(manager, {
+    dataDir: values["data-dir"] ?? join(tmpdir(), "kontroller-users"),
+  }),
+);
+await manager.start(onTerminate());
