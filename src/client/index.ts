@@ -11,6 +11,13 @@ export {
   type ResourceOptions,
 } from "./client.ts";
 export { DecodeError, type DecodeErrorReason, isDecodeError } from "./decode-error.ts";
+export {
+  type ApiGroupInfo,
+  type DiscoveredResource,
+  type Discovery,
+  DiscoveryClient,
+  type DiscoveryClientOptions,
+} from "./discovery.ts";
 export { HttpTransport, type HttpTransportOptions } from "./http-transport.ts";
 export {
   contextNamespace,
