@@ -4,7 +4,12 @@
  * go to the fast lane; periodic re-checks and everything else to the slow lane. So when
  * thousands of monitors are due, an active rollout's monitor is still checked at once.
  */
-import { type ControllerSpec, controller, type Manager } from "kontroller/controller";
+import {
+  type ControllerSpec,
+  controller,
+  generationChanged,
+  type Manager,
+} from "kontroller/controller";
 import { toTime } from "kontroller/core";
 import { HealthMonitor } from "./health-monitor.ts";
 
@@ -51,7 +56,8 @@ export function healthMonitorController(
   const now = options.now ?? Date.now;
   return controller({
     name: "health-monitor",
-    for: HealthMonitor,
+    // Status writes (our own) bump no generation: only spec changes trigger a probe.
+    for: { resource: HealthMonitor, predicates: [generationChanged] },
     queue: "two-lane",
     concurrency: options.concurrency ?? 4,
     priority: ({ object }) => ((object as HealthMonitor).spec?.active ? FAST : SLOW),

@@ -8,7 +8,7 @@ import type { Reconciler, Request } from "./reconciler.ts";
 /** A resource to watch, with predicates that filter its events. */
 export interface Source<T extends KubeObject = KubeObject> {
   resource: ResourceDefinition<T>;
-  predicates?: readonly Predicate<T>[];
+  predicates?: readonly Predicate<NoInfer<T>>[];
 }
 
 /** A watch whose events map to the keys of other objects (controller-runtime's `Watches`). */

@@ -67,10 +67,10 @@ export function makeControllerQueue(kind: QueueKind, settings: QueueSettings): C
     return strategyQueue(
       new TwoLaneStrategy<string>({ isFast: (k) => fast.get(k) ?? true }),
       settings,
-      (key, priority) => {
-        fast.set(key, priority >= 0);
-      },
+      (key, priority) => fast.set(key, priority >= 0),
       (key) => fast.delete(key),
+      // Snapshots show the lane as a priority: 0 fast, -1 slow.
+      (key) => (fast.get(key) === false ? -1 : 0),
     );
   }
   if (kind === "fair") {
@@ -111,6 +111,7 @@ function strategyQueue(
   settings: QueueSettings,
   onAdd: (key: string, priority: number) => void = () => {},
   onTake: (key: string) => void = () => {},
+  laneOf?: (key: string) => number,
 ): ControllerQueue {
   const q = new RateLimitingQueue<string>({ ...settings, strategy });
   return {
@@ -134,6 +135,10 @@ function strategyQueue(
     get size() {
       return q.size;
     },
-    snapshot: () => q.snapshot(),
+    snapshot: () => {
+      const snap = q.snapshot();
+      if (laneOf !== undefined) for (const r of snap.ready) r.priority = laneOf(r.item);
+      return snap;
+    },
   };
 }

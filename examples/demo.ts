@@ -1,0 +1,148 @@
+/**
+ * `npm run demo` (= `kontroller demo`): the embedded API server, its control-plane controllers,
+ * and both example controllers, with a handful of Users and HealthMonitors; progress in the
+ * terminal; runs until Ctrl-C, then shuts down cleanly.
+ *
+ * `kontroller demo [--port N] [--kubeconfig-out PATH] [--data-dir DIR] [--quiet]`
+ */
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { ApiServer, kubeconfigFor } from "kontroller/apiserver";
+import { createClient } from "kontroller/client";
+import { type Controller, Manager, onTerminate } from "kontroller/controller";
+import { customResourceDefinitions } from "kontroller/resources";
+import { waitFor } from "kontroller/testing";
+import { healthMonitorController } from "./health-monitor/controller.ts";
+import { HealthMonitor } from "./health-monitor/health-monitor.ts";
+import { startProbeTarget } from "./health-monitor/probe-target.ts";
+import { userNamespaceController } from "./user-namespace/controller.ts";
+import { User } from "./user-namespace/user.ts";
+
+const USAGE =
+  "usage: kontroller demo [--port N] [--kubeconfig-out PATH] [--data-dir DIR] [--quiet]\n";
+
+/** Runs the demo until `signal` aborts; resolves with the exit code. */
+export async function runDemo(
+  args: string[],
+  signal: AbortSignal = onTerminate(),
+): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: "string", default: "0" },
+      "kubeconfig-out": { type: "string" },
+      "data-dir": { type: "string" },
+      quiet: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write(
+      `kontroller demo: --port must be a port number, got ${values.port}\n${USAGE}`,
+    );
+    return 2;
+  }
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+
+  const server = new ApiServer({ port });
+  const url = await server.listen();
+  const work = await mkdtemp(join(tmpdir(), "kontroller-demo-"));
+  const kubeconfigPath = values["kubeconfig-out"] ?? join(work, "kubeconfig");
+  await writeFile(kubeconfigPath, kubeconfigFor(url));
+  const dataDir = values["data-dir"] ?? join(work, "users");
+  await mkdir(dataDir, { recursive: true });
+  await using target = await startProbeTarget();
+  say(`kontroller API server listening on ${url}`);
+
+  const client = createClient({ url });
+  const crds = client.resource(customResourceDefinitions);
+  await crds.create(User.crd());
+  await crds.create(HealthMonitor.crd());
+  await waitFor(client.resource(User), "nobody", (u) => u === undefined);
+  await waitFor(
+    client.resource(HealthMonitor).inNamespace("default"),
+    "nobody",
+    (m) => m === undefined,
+  );
+
+  const manager = new Manager({
+    name: "kontroller-demo",
+    client,
+    logger: { error() {}, warn() {}, info() {}, debug() {} },
+  });
+  const users = manager.add(userNamespaceController(manager, { dataDir }));
+  const monitors = manager.add(healthMonitorController(manager));
+  const stop = new AbortController();
+  signal.addEventListener("abort", () => stop.abort(), { once: true });
+  const running = manager.start(stop.signal);
+
+  for (const [name, displayName] of [
+    ["ann", "Ann Example"],
+    ["bob", "Bob Builder"],
+    ["cy", "Cy Twombly"],
+  ]) {
+    await client
+      .resource(User)
+      .create(User.object({ metadata: { name: name! }, spec: { displayName: displayName! } }));
+  }
+  const hm = client.resource(HealthMonitor).inNamespace("default");
+  for (const [name, path, active] of [
+    ["checkout", "/healthy", true],
+    ["search", "/flaky", false],
+    ["legacy", "/unhealthy", false],
+    ["payments", "/healthy", true],
+  ] as const) {
+    await hm.create(
+      HealthMonitor.object({
+        metadata: { name, namespace: "default" },
+        spec: { url: `${target.url}${path}`, intervalSeconds: 5, active },
+      }),
+    );
+  }
+  say(`data for Users under ${dataDir}`);
+  say(`try: kubectl --kubeconfig ${kubeconfigPath} get users`);
+  say(`     kubectl --kubeconfig ${kubeconfigPath} get healthmonitors`);
+  say(`     kubectl --kubeconfig ${kubeconfigPath} get namespaces`);
+  say("Ctrl-C stops the demo.");
+
+  const progress = values.quiet
+    ? undefined
+    : setInterval(() => void status(manager, [users, monitors]).then(say), 2000);
+  try {
+    await running;
+  } finally {
+    if (progress !== undefined) clearInterval(progress);
+    await server.close();
+  }
+  say("demo stopped");
+  return 0;
+}
+
+/** One line: reconciles and errors per controller, queue depth per lane. */
+async function status(manager: Manager, controllers: Controller[]): Promise<string> {
+  const metric = manager.registry.getSingleMetric("controller_runtime_reconcile_total");
+  const values = (await metric?.get())?.values ?? [];
+  const count = (controller: string, result?: string) =>
+    values
+      .filter(
+        (v) =>
+          v.labels.controller === controller &&
+          (result === undefined || v.labels.result === result),
+      )
+      .reduce((n, v) => n + v.value, 0);
+  return controllers
+    .map((c) => {
+      const snap = c.snapshot();
+      const fast = snap.ready.filter((r) => (r.priority ?? 0) >= 0).length;
+      const slow = snap.ready.length - fast;
+      return `${c.name}: ${count(c.name)} reconciles, ${count(c.name, "error")} errors; queue fast ${fast} slow ${slow} waiting ${snap.waiting.length}`;
+    })
+    .join(" | ");
+}
