@@ -65,6 +65,7 @@ export {
   type WireWatchEvent,
 } from "./objects.ts";
 export { checkNumber, InvalidOptionError, type NumberBounds } from "./options.ts";
+export { preciseClock } from "./precise-clock.ts";
 export { RingBuffer, type RingBufferOptions } from "./ring-buffer.ts";
 export { SelectorError } from "./selector-error.ts";
 export {

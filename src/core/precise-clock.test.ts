@@ -1,0 +1,46 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { clockConformance } from "../testing/index.ts";
+import { preciseClock } from "./precise-clock.ts";
+
+clockConformance("preciseClock", () => ({
+  clock: preciseClock,
+  elapse: (ms) => new Promise<void>((resolve) => preciseClock.setTimer(ms, resolve)),
+}));
+
+describe("preciseClock", () => {
+  it("reads the time since the epoch with a fraction, close to Date.now()", () => {
+    const a = preciseClock.now();
+    assert.ok(Math.abs(a - Date.now()) < 1000);
+    let b = a;
+    for (let i = 0; i < 1000; i++) b = preciseClock.now();
+    assert.ok(b >= a);
+  });
+
+  it("fires a timer at or after its due time on the monotonic clock, for fractional delays", async () => {
+    const late: number[] = [];
+    await Promise.all(
+      [0.3, 1.7, 2.2, 5].map(
+        (ms) =>
+          new Promise<void>((resolve) => {
+            const due = performance.now() + ms;
+            preciseClock.setTimer(ms, () => {
+              late.push(performance.now() - due);
+              resolve();
+            });
+          }),
+      ),
+    );
+    for (const l of late) assert.ok(l >= 0, `fired ${-l} ms early`);
+  });
+
+  it("cancels a timer waiting in either phase", async () => {
+    const fired: string[] = [];
+    preciseClock.setTimer(0.5, () => fired.push("short"))();
+    const cancelLong = preciseClock.setTimer(3, () => fired.push("long"));
+    await new Promise<void>((resolve) => preciseClock.setTimer(1, resolve));
+    cancelLong();
+    await new Promise<void>((resolve) => preciseClock.setTimer(5, resolve));
+    assert.deepEqual(fired, []);
+  });
+});
