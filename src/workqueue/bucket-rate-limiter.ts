@@ -1,4 +1,4 @@
-import { type Clock, checkNumber, realClock } from "../core/index.ts";
+import { type Clock, checkNumber, preciseClock } from "../core/index.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 
 /** Options for {@link BucketRateLimiter}. */
@@ -9,7 +9,7 @@ export interface BucketRateLimiterOptions {
   burst: number;
   /**
    * The clock that refills the bucket.
-   * @default realClock
+   * @default preciseClock
    */
   clock?: Clock;
 }
@@ -34,7 +34,7 @@ export class BucketRateLimiter<T> implements RateLimiter<T> {
     const owner = "BucketRateLimiter";
     this.#qps = checkNumber(owner, "qps", options?.qps, { above: 0, infinite: true });
     this.#burst = checkNumber(owner, "burst", options?.burst, { min: 1, integer: true });
-    this.#clock = options.clock ?? realClock;
+    this.#clock = options.clock ?? preciseClock;
     this.#tokens = this.#burst;
   }
 

@@ -58,7 +58,7 @@ class Model {
   queue: string[] = [];
   dirty = new Set<string>();
   inFlight = new Set<string>();
-  /** Waiting items: ready time and arrival order (ties fire in arrival order). */
+  /** Waiting items: ready time and arrival at it (ties fire in arrival order). */
   waiting = new Map<string, { at: number; seq: number }>();
   failures = new Map<string, number>();
   blocked = 0;
@@ -81,8 +81,8 @@ class Model {
     if (this.dirty.has(k)) return;
     const at = this.now + ms;
     const w = this.waiting.get(k);
-    if (w === undefined) this.waiting.set(k, { at, seq: this.#seq++ });
-    else if (at < w.at) w.at = at;
+    // Moving earlier counts as arriving now, for the order among items due at the same time.
+    if (w === undefined || at < w.at) this.waiting.set(k, { at, seq: this.#seq++ });
   }
 
   addRateLimited(k: string): void {
@@ -156,6 +156,8 @@ describe("work queue properties", () => {
         /** Results of blocked gets, in the order the gets were made. */
         const blocked: (string | undefined)[] = [];
         let blockedMade = 0;
+        /** Failures inside the callbacks of blocked gets, rethrown after each step. */
+        const failures: unknown[] = [];
         /** The earliest time each item may be handed out (set by a delayed add). */
         const notBefore = new Map<string, number>();
         const take = (k: string | undefined) => {
@@ -176,7 +178,8 @@ describe("work queue properties", () => {
             case "addAfter":
               q.addAfter(o.k, o.ms);
               m.addAfter(o.k, o.ms);
-              if (o.ms > 0 && !m.dirty.has(o.k)) {
+              if (o.ms <= 0 && !m.shuttingDown) notBefore.delete(o.k);
+              else if (o.ms > 0 && !m.dirty.has(o.k)) {
                 notBefore.set(o.k, Math.min(notBefore.get(o.k) ?? Infinity, clock.now() + o.ms));
               }
               break;
@@ -196,7 +199,11 @@ describe("work queue properties", () => {
                 const slot = blockedMade++;
                 q.get().then((v) => {
                   blocked[slot] = v;
-                  take(v);
+                  try {
+                    take(v);
+                  } catch (e) {
+                    failures.push(e);
+                  }
                 });
               } else {
                 const got = await q.get();
@@ -231,6 +238,7 @@ describe("work queue properties", () => {
               break;
           }
           await flush();
+          if (failures.length > 0) throw failures[0];
           // Blocked gets got what the model handed them, in order.
           const handed = blocked.filter((v) => v !== undefined);
           assert.deepEqual(handed, m.handedToBlocked);

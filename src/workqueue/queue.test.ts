@@ -22,7 +22,7 @@ function rejectsOption(fn: () => unknown, option: string, value: unknown): void 
 }
 
 describe("Queue", () => {
-  it("B-01 needs no options: FIFO on the real clock, no metrics, nothing started", async () => {
+  it("B-01 needs no options: FIFO on the precise clock, no metrics, nothing started", async () => {
     const q = new Queue();
     q.add("b");
     q.add("a");

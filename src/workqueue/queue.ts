@@ -1,4 +1,4 @@
-import { type Clock, InvalidOptionError, raceAbort, realClock } from "../core/index.ts";
+import { type Clock, InvalidOptionError, preciseClock, raceAbort } from "../core/index.ts";
 import {
   type Entry,
   type EntryStorage,
@@ -26,7 +26,8 @@ export interface QueueOptions<T> {
   name?: string;
   /**
    * The clock that stamps hand-outs (and, in the delaying queues, times delays).
-   * @default realClock
+   * @default preciseClock (monotonic, sub-millisecond: delays are immune to wall-clock steps and
+   * fire within microseconds of their time)
    */
   clock?: Clock;
   /**
@@ -97,7 +98,7 @@ export class Queue<T extends NonNullable<unknown> = string> {
 
   constructor(options: QueueOptions<T> = {}) {
     const owner = new.target.name;
-    this.clock = options.clock ?? realClock;
+    this.clock = options.clock ?? preciseClock;
     this.#storage =
       options.strategy === undefined
         ? new FifoEntryStorage<T>()
@@ -260,7 +261,8 @@ export class Queue<T extends NonNullable<unknown> = string> {
     const now = this.clock.now();
     this.#epoch ??= now;
     entry.state = IN_FLIGHT;
-    entry.since = now - this.#epoch;
+    // Whole milliseconds after the epoch: a small integer, which V8 stores without allocating.
+    entry.since = Math.floor(now - this.#epoch);
     this.#inFlight.add(entry);
     this.#recorder?.handedOut(entry.item, now);
     return entry.item;

@@ -141,7 +141,7 @@ export class MaxOfRateLimiter<T> implements RateLimiter<T> {
 export interface DefaultControllerRateLimiterOptions {
   /**
    * The clock of the token bucket.
-   * @default realClock
+   * @default preciseClock
    */
   clock?: Clock;
 }

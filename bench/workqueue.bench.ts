@@ -1,0 +1,75 @@
+/**
+ * Work queues against naive baselines, in the same run, on the workloads of issue 3.
+ *
+ * The baselines (bench/workqueue/naive-*.ts) are what a competent engineer writes from client-go's
+ * description: a `Set` of dirty items, a `Set` of items in flight, an array FIFO with a moving head,
+ * an `async get`; the rate-limited one adds a `Map` of failure counts and a `setTimeout` per delayed
+ * add. Each implementation runs the workloads from its own copy of bench/workqueue/workloads.ts
+ * (imported under a distinct URL), so that neither runs on the other's type feedback.
+ */
+import {
+  DelayingQueue,
+  ItemExponentialFailureRateLimiter,
+  Queue,
+  RateLimitingQueue,
+  TwoLaneStrategy,
+} from "kontroller/workqueue";
+import type { Suite } from "./harness.ts";
+import { NaiveQueue } from "./workqueue/naive-queue.ts";
+import { NaiveRateLimitingQueue } from "./workqueue/naive-rate-limiting-queue.ts";
+
+type Workloads = typeof import("./workqueue/workloads.ts");
+
+/** A private copy of the workloads module (its own functions, so its own type feedback). */
+function workloads(impl: string): Promise<Workloads> {
+  return import(new URL(`./workqueue/workloads.ts?impl=${impl}`, import.meta.url).href);
+}
+
+export const suite: Suite = {
+  name: "workqueue",
+  description: "Queue, rate-limiting and delaying queues against naive baselines (issue 3 W1–W5)",
+  async run(ctx) {
+    const k = await workloads("kontroller");
+    const naive = await workloads("naive");
+    const n = ctx.quick ? 100_000 : 1_000_000;
+    const small = ctx.quick ? 20_000 : 100_000;
+
+    await ctx.compare("W1-fifo-distinct", {
+      kontroller: () => k.fifoDistinct(new Queue<string>(), n),
+      naive: () => naive.fifoDistinct(new NaiveQueue<string>(), n),
+    });
+    await ctx.compare("W2-dedupe-hot", {
+      kontroller: () => k.dedupeHot(new Queue<string>(), n, 10_000),
+      naive: () => naive.dedupeHot(new NaiveQueue<string>(), n, 10_000),
+    });
+    await ctx.compare("W3-workers-4", {
+      kontroller: () => k.workers4(new Queue<string>(), n),
+      naive: () => naive.workers4(new NaiveQueue<string>(), n),
+    });
+    const zero = { baseDelayMs: 0, maxDelayMs: 0 };
+    await ctx.compare("W4-rate-limited", {
+      kontroller: () =>
+        k.rateLimited(
+          new RateLimitingQueue<string>({
+            rateLimiter: new ItemExponentialFailureRateLimiter(zero),
+          }),
+          small,
+        ),
+      naive: () => naive.rateLimited(new NaiveRateLimitingQueue<string>(0, 0), small),
+    });
+    await ctx.compare("W5-delaying", {
+      kontroller: () => k.delaying(new DelayingQueue<string>(), small, 50),
+      naive: () => naive.delaying(new NaiveRateLimitingQueue<string>(0, 0), small, 50),
+    });
+    const slow = ctx.quick ? 20_000 : 100_000;
+    await ctx.compare("two-lane", {
+      "kontroller-fifo": () => k.twoLane(() => new Queue<string>(), slow, 1000),
+      "kontroller-two-lane": () =>
+        k.twoLane(
+          (isFast) => new Queue<string>({ strategy: new TwoLaneStrategy({ isFast }) }),
+          slow,
+          1000,
+        ),
+    });
+  },
+};
