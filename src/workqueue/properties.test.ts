@@ -77,7 +77,10 @@ class Model {
 
   addAfter(k: string, ms: number): void {
     if (this.shuttingDown) return;
-    if (ms <= 0) return this.add(k);
+    if (ms <= 0) {
+      this.add(k);
+      return;
+    }
     if (this.dirty.has(k)) return;
     const at = this.now + ms;
     const w = this.waiting.get(k);
