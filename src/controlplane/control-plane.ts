@@ -1,0 +1,379 @@
+/**
+ * The control plane: the controllers that complete an API server (kube-controller-manager's
+ * garbage collector and namespace controller), run by a kontroller `Manager` against any server
+ * over the wire.
+ */
+import {
+  type Client,
+  type ClientOptions,
+  createClient,
+  type DiscoveredResource,
+  DiscoveryClient,
+} from "../client/index.ts";
+import {
+  type Controller,
+  controller,
+  Manager,
+  type ManagerOptions,
+  type Predicate,
+} from "../controller/index.ts";
+import { checkNumber, InvalidOptionError, type KubeObject } from "../core/index.ts";
+import { customResourceDefinitions, namespaces } from "../resources/index.ts";
+import { GarbageCollector } from "./garbage-collector.ts";
+import { type MonitorHandler, ResourceMonitors } from "./monitors.ts";
+import { NamespaceLifecycle } from "./namespace-lifecycle.ts";
+import { type ObjectIdentity, OwnerGraph } from "./owner-graph.ts";
+import {
+  DEFAULT_IGNORED_RESOURCES,
+  deletableResources,
+  type GroupResourceName,
+  groupVersionOf,
+  ResourceMapper,
+} from "./resource-mapper.ts";
+
+/** Options for {@link ControlPlane}. */
+export interface ControlPlaneOptions
+  extends Pick<
+    ManagerOptions,
+    "logger" | "clock" | "registry" | "healthPort" | "healthHost" | "leaderElection"
+  > {
+  /** The client every controller shares. @default createClient(clientOptions) */
+  client?: Client;
+  /** How to make the client when none is given (`{ url }`, a kubeconfig). */
+  clientOptions?: ClientOptions;
+  /** Run the garbage collector. @default true */
+  garbageCollector?: boolean;
+  /** Run the namespace controller. @default true */
+  namespaceLifecycle?: boolean;
+  /** Objects the garbage collector checks at once. @default 8 */
+  garbageCollectorWorkers?: number;
+  /** Namespaces emptied at once. @default 4 */
+  namespaceWorkers?: number;
+  /**
+   * Discovery is read again this often (and whenever a CRD changes) to watch new resources.
+   * @default 30000
+   */
+  discoveryResyncMs?: number;
+  /** Resources the garbage collector does not watch. @default events (core and events.k8s.io) */
+  ignoredResources?: readonly GroupResourceName[];
+  /** In-flight reconciles get this long on stop. @default 5000 */
+  gracefulShutdownMs?: number;
+}
+
+const never: Predicate = { create: () => false, update: () => false, delete: () => false };
+const deleting: Predicate = {
+  create: (o) => Boolean(o.metadata?.deletionTimestamp),
+  update: (_o, n) => Boolean(n.metadata?.deletionTimestamp),
+  delete: () => false,
+};
+
+const cause = (id: ObjectIdentity) => ({
+  type: "event" as const,
+  event: "update" as const,
+  source: "watch" as const,
+  object: {
+    kind: id.kind,
+    name: id.name,
+    ...(id.namespace === undefined ? {} : { namespace: id.namespace }),
+  },
+});
+
+/**
+ * The garbage collector and the namespace controller, built with `kontroller/controller`:
+ * a `resource-discovery` controller reads discovery (at start, on every CRD change, every
+ * `discoveryResyncMs`) and keeps one metadata-only monitor per deletable resource; the
+ * monitors feed the owner graph, which queues uids for the `garbage-collector` and
+ * `garbage-collector-orphan` controllers; the `namespace` controller empties Terminating
+ * namespaces, woken early when an object in one goes away.
+ *
+ * Inert until {@link start}; one start per instance; {@link stop} is idempotent.
+ *
+ * @example
+ * ```ts
+ * await using cp = await startControlPlane({ clientOptions: { url: server.url } });
+ * ```
+ */
+export class ControlPlane {
+  readonly manager: Manager;
+  /** The garbage collector's view of every owner reference (read it for debugging). */
+  readonly graph = new OwnerGraph();
+  readonly #client: Client;
+  readonly #ownsClient: boolean;
+  readonly #monitors: ResourceMonitors;
+  readonly #stop = new AbortController();
+  #running: Promise<void> | undefined;
+  #ready: PromiseWithResolvers<void> = Promise.withResolvers();
+
+  constructor(options: ControlPlaneOptions = {}) {
+    const owner = "ControlPlane";
+    if (options.client !== undefined && options.clientOptions !== undefined) {
+      throw new InvalidOptionError(
+        owner,
+        "clientOptions",
+        "(options)",
+        "must not be given with client",
+      );
+    }
+    const gcOn = options.garbageCollector ?? true;
+    const nsOn = options.namespaceLifecycle ?? true;
+    for (const [name, v] of Object.entries({ garbageCollector: gcOn, namespaceLifecycle: nsOn })) {
+      if (typeof v !== "boolean") throw new InvalidOptionError(owner, name, v, "must be a boolean");
+    }
+    const gcWorkers = checkNumber(
+      owner,
+      "garbageCollectorWorkers",
+      options.garbageCollectorWorkers ?? 8,
+      {
+        min: 1,
+        integer: true,
+      },
+    );
+    const nsWorkers = checkNumber(owner, "namespaceWorkers", options.namespaceWorkers ?? 4, {
+      min: 1,
+      integer: true,
+    });
+    const resyncMs = checkNumber(owner, "discoveryResyncMs", options.discoveryResyncMs ?? 30_000, {
+      min: 100,
+    });
+    const ignored = options.ignoredResources ?? DEFAULT_IGNORED_RESOURCES;
+    this.#ownsClient = options.client === undefined;
+    this.#client = options.client ?? createClient(options.clientOptions);
+    this.manager = new Manager({
+      name: "kontroller-controller-manager",
+      client: this.#client,
+      gracefulShutdownMs: checkNumber(
+        owner,
+        "gracefulShutdownMs",
+        options.gracefulShutdownMs ?? 5000,
+        {
+          min: 0,
+        },
+      ),
+      ...pick(options, [
+        "logger",
+        "clock",
+        "registry",
+        "healthPort",
+        "healthHost",
+        "leaderElection",
+      ]),
+    });
+    const m = this.manager;
+    const discovery = new DiscoveryClient(
+      this.#client,
+      options.clock ? { clock: options.clock } : {},
+    );
+    const mapper = new ResourceMapper();
+    let gcDelete: Controller | undefined;
+    let gcOrphan: Controller | undefined;
+    let nsController: Controller | undefined;
+    let discoveryController: Controller | undefined;
+    const rediscover = () => discoveryController?.enqueue("resources", { type: "requeue" }, 0);
+    const gc = new GarbageCollector({
+      client: this.#client,
+      graph: this.graph,
+      mapper,
+      monitors: {
+        hasSynced: () => this.#monitors.hasSynced(),
+        watches: (g, p) => this.#monitors.watches(g, p),
+      },
+      queues: {
+        delete: (uid, id) => gcDelete?.enqueue(uid, cause(id)),
+        orphan: (uid, id) => gcOrphan?.enqueue(uid, cause(id)),
+        discover: rediscover,
+      },
+      logger: m.logger,
+      recorder: m.recorder,
+    });
+    const nsStore = nsOn ? m.factory.informerFor(namespaces).store : undefined;
+    const handlers: MonitorHandler[] = [];
+    if (gcOn) handlers.push(gc);
+    if (nsStore !== undefined) {
+      handlers.push({
+        observed: () => {},
+        resourceRemoved: () => {},
+        deleted: (_r, obj) => {
+          const ns = obj.metadata?.namespace;
+          if (ns && nsStore.get(ns)?.metadata?.deletionTimestamp) {
+            nsController?.enqueue(ns, {
+              type: "event",
+              event: "delete",
+              source: "watch",
+              object: { kind: obj.kind ?? "", namespace: ns, name: obj.metadata?.name ?? "" },
+            });
+          }
+        },
+      });
+    }
+    this.#monitors = new ResourceMonitors({
+      client: this.#client,
+      logger: m.logger,
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      handler: fanOut(handlers),
+      onSynced: () => gc.synced(),
+    });
+    if (!gcOn && !nsOn) {
+      this.#ready.resolve();
+      return;
+    }
+    let first = true;
+    discoveryController = m.add(
+      controller({
+        name: "resource-discovery",
+        for: { resource: customResourceDefinitions, predicates: [never] },
+        watches: [{ resource: customResourceDefinitions, map: () => ({ name: "resources" }) }],
+        reconcile: async (_req, ctx) => {
+          const d = await discovery.discover({ signal: ctx.signal });
+          mapper.update(d);
+          const failed = (r: DiscoveredResource) => d.failed.has(groupVersionOf(r));
+          const { added, removed } = await this.#monitors.sync(
+            deletableResources(d, ignored),
+            failed,
+          );
+          if (added.length > 0 || removed.length > 0) {
+            ctx.log.info({ added, removed }, "monitored resources changed");
+          }
+          if (first) {
+            first = false;
+            this.#monitors.waitForSync(this.#stop.signal).then(
+              () => this.#ready.resolve(),
+              () => {},
+            );
+          }
+          return { requeueAfterMs: resyncMs };
+        },
+      }),
+    );
+    discoveryController.enqueue("resources", { type: "requeue" }, 0);
+    if (gcOn) {
+      const spec = (name: string, run: (uid: string, signal: AbortSignal) => Promise<unknown>) =>
+        controller({
+          name,
+          for: { resource: customResourceDefinitions, predicates: [never] },
+          concurrency: gcWorkers,
+          reconcile: async ({ name: uid }, ctx) =>
+            (await run(uid, ctx.signal)) as { requeue?: boolean } | undefined,
+        });
+      gcDelete = m.add(spec("garbage-collector", (uid, s) => gc.attemptToDelete(uid, s)));
+      gcOrphan = m.add(spec("garbage-collector-orphan", (uid, s) => gc.attemptToOrphan(uid, s)));
+    }
+    if (nsOn) {
+      const lifecycle = new NamespaceLifecycle({
+        client: this.#client,
+        discovery,
+        logger: m.logger,
+        ...(options.clock === undefined ? {} : { clock: options.clock }),
+      });
+      nsController = m.add(
+        controller({
+          name: "namespace",
+          for: { resource: namespaces, predicates: [deleting as Predicate<KubeObject>] },
+          concurrency: nsWorkers,
+          reconcile: ({ name }, ctx) => lifecycle.reconcile(name, ctx.signal),
+        }),
+      );
+    }
+  }
+
+  /** The resources the garbage collector watches now. */
+  get monitoredResources(): DiscoveredResource[] {
+    return this.#monitors.resources;
+  }
+
+  /**
+   * Runs the controllers until `signal` aborts or {@link stop}; resolves once everything has
+   * stopped. Rejects as the manager does (`LeadershipLostError`).
+   */
+  start(signal?: AbortSignal): Promise<void> {
+    if (this.#running !== undefined) throw new Error("ControlPlane: start can be called once");
+    const stop =
+      signal === undefined ? this.#stop.signal : AbortSignal.any([signal, this.#stop.signal]);
+    const endMonitors = () => void this.#monitors.stop();
+    stop.addEventListener("abort", endMonitors, { once: true });
+    this.#running = (async () => {
+      try {
+        await this.manager.start(stop);
+      } finally {
+        stop.removeEventListener("abort", endMonitors);
+        await this.#monitors.stop();
+        if (this.#ownsClient) await this.#client.close();
+      }
+    })();
+    this.#running.then(
+      () => this.#ready.reject(new Error("the control plane stopped before it was ready")),
+      (err: unknown) => this.#ready.reject(err),
+    );
+    this.#ready.promise.catch(() => {});
+    return this.#running;
+  }
+
+  /**
+   * Resolves once the controllers run and every monitor has listed its resource; rejects if
+   * the control plane stops first, or with `signal.reason`.
+   */
+  waitForReady(signal?: AbortSignal): Promise<void> {
+    if (signal === undefined) return this.#ready.promise;
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#ready.promise
+        .then(resolve, reject)
+        .finally(() => signal.removeEventListener("abort", onAbort));
+    });
+  }
+
+  /** Stops everything and waits for it. Idempotent; fine before start. */
+  async stop(): Promise<void> {
+    this.#stop.abort(new Error("control plane stopped"));
+    if (this.#running === undefined) {
+      await this.#monitors.stop();
+      if (this.#ownsClient) await this.#client.close();
+      return;
+    }
+    await this.#running.catch(() => {});
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
+}
+
+/**
+ * Creates a control plane, starts it, and resolves once it is ready; close it with `stop()`
+ * (or `await using`). Rejects (after stopping it) if it fails to become ready.
+ */
+export async function startControlPlane(
+  options: ControlPlaneOptions = {},
+  signal?: AbortSignal,
+): Promise<ControlPlane> {
+  const cp = new ControlPlane(options);
+  void cp.start().catch(() => {});
+  try {
+    await cp.waitForReady(signal);
+  } catch (err) {
+    await cp.stop();
+    throw err;
+  }
+  return cp;
+}
+
+function fanOut(handlers: readonly MonitorHandler[]): MonitorHandler {
+  return {
+    observed: (r, obj, old) => {
+      for (const h of handlers) h.observed(r, obj, old);
+    },
+    deleted: (r, obj) => {
+      for (const h of handlers) h.deleted(r, obj);
+    },
+    resourceRemoved: (r) => {
+      for (const h of handlers) h.resourceRemoved(r);
+    },
+  };
+}
+
+function pick<T extends object, K extends keyof T>(o: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const k of keys) if (o[k] !== undefined) out[k] = o[k];
+  return out;
+}

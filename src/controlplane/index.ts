@@ -1,0 +1,24 @@
+/**
+ * kontroller/controlplane — the controllers that complete an API server, as
+ * kube-controller-manager runs them: the garbage collector (owner references, background,
+ * foreground and orphan deletion) and the namespace controller (emptying and finalizing
+ * Terminating namespaces). Built with kontroller/controller; they talk to any server over the
+ * wire.
+ */
+export { ControlPlane, type ControlPlaneOptions, startControlPlane } from "./control-plane.ts";
+export {
+  type ContentReport,
+  type NamespaceCondition,
+  updateConditions as namespaceConditions,
+} from "./namespace-conditions.ts";
+export { KUBERNETES_FINALIZER } from "./namespace-lifecycle.ts";
+export {
+  FOREGROUND_FINALIZER,
+  type GraphChanges,
+  type GraphNode,
+  type InvalidReference,
+  type ObjectIdentity,
+  ORPHAN_FINALIZER,
+  OwnerGraph,
+} from "./owner-graph.ts";
+export { DEFAULT_IGNORED_RESOURCES, type GroupResourceName } from "./resource-mapper.ts";
