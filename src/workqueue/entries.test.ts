@@ -24,14 +24,25 @@ describe("EntryTable", () => {
 
   it("revives a finished entry in place until it is swept", () => {
     const table = new EntryTable<string>();
+    const other = table.create("other", QUEUED);
     const e = table.create("a", QUEUED);
     e.state = GONE;
     table.finished();
-    assert.equal(table.live, 0);
+    assert.equal(table.live, 1);
     assert.equal(table.get("a"), e);
     e.state = QUEUED;
     table.revived();
-    assert.equal(table.live, 1);
-    assert.deepEqual([...table.values()], [e]);
+    assert.equal(table.live, 2);
+    assert.deepEqual([...table.values()], [other, e]);
+  });
+
+  it("forgets every entry at once when the last live one finishes", () => {
+    const table = new EntryTable<string>();
+    const entries = ["a", "b", "c"].map((k) => table.create(k, QUEUED));
+    for (const e of entries) {
+      e.state = GONE;
+      table.finished();
+    }
+    assert.deepEqual([table.live, table.size, table.get("a")], [0, 0, undefined]);
   });
 });

@@ -26,10 +26,12 @@ export interface Entry<T> {
  * swept in batches: deleting from a large `Map` costs a cache miss per item (the dominant cost of
  * draining a big queue), while a sweep copies only the live entries into a fresh map.
  *
- * Invariants: `live` counts the entries that are not `GONE`, `gone` the ones that are; a sweep
- * runs when `gone` exceeds `SWEEP_RATIO * live + SWEEP_MIN`, so the table never holds more than
- * that many finished entries (memory stays proportional to the live items) and each finished
- * entry costs amortised at most `1 / SWEEP_RATIO` copies.
+ * Invariants: `live` counts the entries that are not `GONE`, `gone` the ones that are; when the
+ * last live entry finishes the whole map is dropped (no entry is looked at: the common case of a
+ * queue that keeps up); otherwise a sweep runs when `gone` exceeds `SWEEP_RATIO * live +
+ * SWEEP_MIN`, so the table never holds more than that many finished entries (memory stays
+ * proportional to the live items) and each finished entry costs amortised at most
+ * `1 / SWEEP_RATIO` copies.
  */
 export class EntryTable<T> {
   #map = new Map<T, Entry<T>>();
@@ -65,7 +67,11 @@ export class EntryTable<T> {
   finished(): void {
     this.live--;
     this.#gone++;
-    if (this.#gone > SWEEP_MIN && this.#gone > SWEEP_RATIO * this.live) this.#sweep();
+    if (this.live === 0) {
+      // Every entry is finished: drop them all at once, without looking at any.
+      this.#map = new Map();
+      this.#gone = 0;
+    } else if (this.#gone > SWEEP_MIN && this.#gone > SWEEP_RATIO * this.live) this.#sweep();
   }
 
   /** Live entries, in the order they were created. */

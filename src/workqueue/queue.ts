@@ -1,4 +1,10 @@
-import { type Clock, InvalidOptionError, preciseClock, raceAbort } from "../core/index.ts";
+import {
+  type CancelTimer,
+  type Clock,
+  InvalidOptionError,
+  preciseClock,
+  raceAbort,
+} from "../core/index.ts";
 import {
   type Entry,
   type EntryStorage,
@@ -69,7 +75,8 @@ const RESOLVED_UNDEFINED: Promise<undefined> = Promise.resolve(undefined);
  * objects you rebuild per event.
  *
  * `add`, `done` and `shutDown` are synchronous; `get` returns a promise that is already settled
- * when an item is ready. The constructor starts nothing and sets no timer.
+ * when an item is ready. The constructor starts nothing and sets no timer; a hand-out without
+ * metrics sets one zero-delay timer per turn of the event loop (see `#turnStamp`).
  */
 export class Queue<T extends NonNullable<unknown> = string> {
   /** The clock the queue stamps with. */
@@ -88,6 +95,18 @@ export class Queue<T extends NonNullable<unknown> = string> {
   readonly #inFlight = new InFlight<T>();
   /** `Entry.since` is relative to this clock reading, so that it is usually a small integer. */
   #epoch: number | undefined;
+  /**
+   * The hand-out time of this turn of the event loop (ms after `#epoch`), while a clock timer of
+   * zero delay is pending to forget it: without metrics, hand-outs read the clock once per turn
+   * (reading it costs as much as the rest of a hand-out), so `sinceMs` is accurate to the turn.
+   * Undefined when there is no stamp, with metrics, and after shutdown.
+   */
+  #turnStamp: number | undefined;
+  #cancelTurn: CancelTimer | undefined;
+  readonly #endTurn = () => {
+    this.#turnStamp = undefined;
+    this.#cancelTurn = undefined;
+  };
   readonly #storage: EntryStorage<T>;
   readonly #waiters = new Waiters<T>();
   /** Timestamps for metrics; undefined when the queue reports none. */
@@ -258,14 +277,32 @@ export class Queue<T extends NonNullable<unknown> = string> {
 
   #handOut(): T {
     const entry = this.#storage.pop();
-    const now = this.clock.now();
-    this.#epoch ??= now;
     entry.state = IN_FLIGHT;
-    // Whole milliseconds after the epoch: a small integer, which V8 stores without allocating.
-    entry.since = Math.floor(now - this.#epoch);
+    const recorder = this.#recorder;
+    if (recorder === undefined) {
+      entry.since = this.#turnStamp ?? this.#stampTurn();
+    } else {
+      const now = this.clock.now();
+      entry.since = this.#sinceEpoch(now);
+      recorder.handedOut(entry.item, now);
+    }
     this.#inFlight.add(entry);
-    this.#recorder?.handedOut(entry.item, now);
     return entry.item;
+  }
+
+  /** Whole milliseconds after the epoch: a small integer, which V8 stores without allocating. */
+  #sinceEpoch(now: number): number {
+    this.#epoch ??= now;
+    return Math.floor(now - this.#epoch);
+  }
+
+  #stampTurn(): number {
+    const stamp = this.#sinceEpoch(this.clock.now());
+    if (!this.#shuttingDown) {
+      this.#turnStamp = stamp;
+      this.#cancelTurn = this.clock.setTimer(0, this.#endTurn);
+    }
+    return stamp;
   }
 
   #serveWaiters(): void {
@@ -277,6 +314,8 @@ export class Queue<T extends NonNullable<unknown> = string> {
   #beginShutdown(): void {
     if (this.#shuttingDown) return;
     this.#shuttingDown = true;
+    this.#cancelTurn?.();
+    this.#endTurn();
     this.onShutDown();
     // A blocked get means the strategy is empty: nothing is left for it.
     this.#waiters.resolveAll(undefined);
