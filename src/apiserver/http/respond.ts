@@ -9,13 +9,11 @@ export function sendJson(
   contentType = "application/json",
 ): void {
   const text = typeof body === "string" ? body : JSON.stringify(body);
-  const buf = Buffer.from(text);
-  res.writeHead(code, {
-    "Content-Type": contentType,
-    "Content-Length": buf.length,
-    "Cache-Control": "no-cache, private",
-  });
-  res.end(buf);
+  res.statusCode = code;
+  res.setHeader("Content-Type", contentType);
+  res.setHeader("Content-Length", Buffer.byteLength(text));
+  res.setHeader("Cache-Control", "no-cache, private");
+  res.end(text);
 }
 
 /** Any thrown value as the `ApiError` the client sees (500 for what is not one). */

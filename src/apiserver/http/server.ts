@@ -206,7 +206,12 @@ export class ApiServer {
     if (this.#token !== undefined && req.headers.authorization !== `Bearer ${this.#token}`) {
       throw errors.unauthorized();
     }
-    const url = new URL(req.url ?? "/", "http://localhost");
+    const raw = req.url ?? "/";
+    const q = raw.indexOf("?");
+    const url = {
+      pathname: q < 0 ? raw : raw.slice(0, q),
+      searchParams: new URLSearchParams(q < 0 ? "" : raw.slice(q + 1)),
+    };
     const target = parsePath(url.pathname);
     const method = req.method ?? "GET";
     if (target.kind === "resource") return handleResource(ctx, req, res, target, url.searchParams);

@@ -249,9 +249,17 @@ export class Registry {
    * terminating (403 with cause NamespaceTerminating).
    */
   async admitNamespace(namespace: string, gr: GroupResource, name: string): Promise<void> {
-    const kv = await this.storage.get(`/registry/namespaces/${namespace}`);
-    if (kv === undefined) throw errors.notFound({ group: "", resource: "namespaces" }, namespace);
-    const ns = decodeFromStorage(kv) as KubeObject & { status?: { phase?: string } };
+    // Like kube's lifecycle admission, read the namespace from the cache; fall back to storage
+    // when the cache has not seen it yet (a namespace created an instant ago).
+    const key = `/registry/namespaces/${namespace}`;
+    let ns = this.#caches.get("/registry/namespaces/")?.get(key)?.object as
+      | (KubeObject & { status?: { phase?: string } })
+      | undefined;
+    if (ns === undefined) {
+      const kv = await this.storage.get(key);
+      if (kv === undefined) throw errors.notFound({ group: "", resource: "namespaces" }, namespace);
+      ns = decodeFromStorage(kv);
+    }
     if (ns.metadata?.deletionTimestamp || ns.status?.phase === "Terminating") {
       throw errors.forbidden(
         gr,
