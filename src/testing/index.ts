@@ -18,12 +18,12 @@ export {
   type ProxiedRequest,
   startFaultProxy,
 } from "./fault-proxy.ts";
-export { storageConformance } from "./storage-conformance.ts";
-export { startTestServer, type TestServer, type TestServerOptions } from "./test-server.ts";
 export {
   type ConformanceSetup,
   type QueueConformanceOptions,
   queueConformance,
   strategyConformance,
 } from "./queue-conformance.ts";
-export { waitFor, type WaitForOptions } from "./wait-for.ts";
+export { storageConformance } from "./storage-conformance.ts";
+export { startTestServer, type TestServer, type TestServerOptions } from "./test-server.ts";
+export { type WaitForOptions, waitFor } from "./wait-for.ts";
