@@ -1,0 +1,153 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { applyJsonPatch, MAX_JSON_PATCH_OPERATIONS } from "./json-patch.ts";
+import { applyMergePatch } from "./merge-patch.ts";
+import { applyStrategicMerge } from "./strategic-merge.ts";
+
+const code = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (err) {
+    return (err as { code?: number }).code;
+  }
+  return undefined;
+};
+
+describe("applyJsonPatch", () => {
+  it("adds, removes, replaces, moves, copies and tests without touching the input", () => {
+    const doc = { a: { b: [1, 2] }, c: "x" };
+    const out = applyJsonPatch(doc, [
+      { op: "add", path: "/a/b/-", value: 3 },
+      { op: "add", path: "/a/b/0", value: 0 },
+      { op: "replace", path: "/c", value: "y" },
+      { op: "copy", from: "/c", path: "/d" },
+      { op: "move", from: "/d", path: "/e~1f" },
+      { op: "remove", path: "/a/b/1" },
+      { op: "test", path: "/c", value: "y" },
+    ]);
+    assert.deepEqual(out, { a: { b: [0, 2, 3] }, c: "y", "e/f": "y" });
+    assert.deepEqual(doc, { a: { b: [1, 2] }, c: "x" });
+  });
+
+  it("is 400 for a malformed patch, 413 for too many operations, 422 for one that fails", () => {
+    assert.equal(
+      code(() => applyJsonPatch({}, { op: "add" })),
+      400,
+    );
+    assert.equal(
+      code(() => applyJsonPatch({}, [{ op: "frobnicate", path: "/a" }])),
+      400,
+    );
+    assert.equal(
+      code(() => applyJsonPatch({}, [{ path: "/a" }])),
+      400,
+    );
+    assert.equal(
+      code(() =>
+        applyJsonPatch(
+          {},
+          Array(MAX_JSON_PATCH_OPERATIONS + 1).fill({ op: "test", path: "", value: {} }),
+        ),
+      ),
+      413,
+    );
+    assert.equal(
+      code(() => applyJsonPatch({}, [{ op: "remove", path: "/missing" }])),
+      422,
+    );
+    assert.equal(
+      code(() => applyJsonPatch({ a: [1] }, [{ op: "add", path: "/a/5", value: 1 }])),
+      422,
+    );
+    assert.equal(
+      code(() => applyJsonPatch({}, [{ op: "replace", path: "no-slash", value: 1 }])),
+      422,
+    );
+    assert.equal(
+      code(() => applyJsonPatch({ a: 1 }, [{ op: "test", path: "/a", value: 2 }])),
+      422,
+    );
+  });
+});
+
+describe("applyMergePatch", () => {
+  it("merges objects, deletes with null and replaces lists (RFC 7386)", () => {
+    assert.deepEqual(
+      applyMergePatch({ a: { b: 1, c: 2 }, l: [1, 2] }, { a: { b: null, d: 3 }, l: [3] }),
+      { a: { c: 2, d: 3 }, l: [3] },
+    );
+    assert.deepEqual(applyMergePatch({ a: 1 }, "x"), "x");
+  });
+});
+
+describe("applyStrategicMerge", () => {
+  it("merges lists by merge key, keeps order directives, and unions primitive merge lists", () => {
+    const pod = {
+      metadata: { finalizers: ["a"] },
+      spec: {
+        containers: [
+          { name: "x", image: "1" },
+          { name: "y", image: "1" },
+        ],
+        tolerations: [{ key: "t" }],
+      },
+    };
+    const out = applyStrategicMerge("Pod", pod, {
+      metadata: { finalizers: ["b"] },
+      spec: {
+        "$setElementOrder/containers": [{ name: "y" }, { name: "x" }],
+        containers: [{ name: "y", image: "2" }],
+        tolerations: [{ key: "u" }],
+      },
+    }) as typeof pod;
+    assert.deepEqual(out.spec.containers, [
+      { name: "y", image: "2" },
+      { name: "x", image: "1" },
+    ]);
+    assert.deepEqual(out.spec.tolerations, [{ key: "u" }], "lists without a strategy are replaced");
+    assert.deepEqual(out.metadata.finalizers, ["a", "b"]);
+  });
+
+  it("honours $patch replace/delete, $retainKeys and $deleteFromPrimitiveList", () => {
+    const obj = {
+      spec: { strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 1 } }, a: { b: 1 } },
+      metadata: { finalizers: ["a", "b"] },
+    };
+    const out = applyStrategicMerge("Deployment", obj, {
+      spec: {
+        strategy: { $retainKeys: ["type"], type: "Recreate" },
+        a: { $patch: "replace", c: 2 },
+      },
+      metadata: { "$deleteFromPrimitiveList/finalizers": ["a"] },
+    });
+    assert.deepEqual(out, {
+      spec: { strategy: { type: "Recreate" }, a: { c: 2 } },
+      metadata: { finalizers: ["b"] },
+    });
+    assert.deepEqual(
+      applyStrategicMerge("ConfigMap", { data: { a: "1" } }, { data: { $patch: "delete" } }),
+      {},
+    );
+  });
+
+  it("is 400 for a malformed patch or directive", () => {
+    assert.equal(
+      code(() => applyStrategicMerge("Pod", {}, [1])),
+      400,
+    );
+    assert.equal(
+      code(() => applyStrategicMerge("Pod", {}, { spec: { $patch: "explode" } })),
+      400,
+    );
+    assert.equal(
+      code(() => applyStrategicMerge("Pod", {}, { $retainKeys: "x" })),
+      400,
+    );
+    assert.equal(
+      code(() =>
+        applyStrategicMerge("Pod", { spec: {} }, { spec: { containers: ["not-an-object"] } }),
+      ),
+      400,
+    );
+  });
+});
