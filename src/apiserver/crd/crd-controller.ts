@@ -163,7 +163,7 @@ export class CrdController {
     if (crd.metadata?.deletionTimestamp) return this.#cleanup(crd);
     const conflict = this.#conflict(crd);
     await this.#install(crd);
-    const now = new Date().toISOString().slice(0, 19) + "Z";
+    const now = `${new Date().toISOString().slice(0, 19)}Z`;
     const names = crd.spec.names;
     const accepted = {
       ...names,

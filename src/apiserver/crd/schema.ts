@@ -216,7 +216,7 @@ export function prune(object: unknown, schema: SchemaNode): string[] {
     )
       return;
     if (Array.isArray(value)) {
-      value.forEach((v, i) => walk(v, node.items, `${path}[${i}]`, false));
+      for (const [i, v] of value.entries()) walk(v, node.items, `${path}[${i}]`, false);
       return;
     }
     if (!isObj(value)) return;

@@ -52,9 +52,15 @@ export function groupsOf(registry: Registry): Map<string, Map<string, ServedReso
   const groups = new Map<string, Map<string, ServedResource[]>>();
   for (const s of registry.all()) {
     let versions = groups.get(s.def.group);
-    if (versions === undefined) groups.set(s.def.group, (versions = new Map()));
+    if (versions === undefined) {
+      versions = new Map();
+      groups.set(s.def.group, versions);
+    }
     let list = versions.get(s.def.version);
-    if (list === undefined) versions.set(s.def.version, (list = []));
+    if (list === undefined) {
+      list = [];
+      versions.set(s.def.version, list);
+    }
     list.push(s);
   }
   for (const [g, versions] of groups) {

@@ -12,13 +12,7 @@ import { decodeObjectBody, mediaType, parseJson, readBody, unsupported } from ".
 import { parseListParams } from "./list-options.ts";
 import { negotiate, type Output } from "./negotiate.ts";
 import { sendJson, successStatus } from "./respond.ts";
-import {
-  columnsOf,
-  definitions,
-  type IncludeObject,
-  parseIncludeObject,
-  tableRow,
-} from "./table.ts";
+import { columnsOf, definitions, parseIncludeObject, tableRow } from "./table.ts";
 import { streamWatch, watchDeadline } from "./watch.ts";
 
 /** What the resource handler needs from the server. */
@@ -186,6 +180,7 @@ export async function handleResource(
     const body = checkBodyType(served, raw);
     const updated = await store.update(ns, r.name, body, {
       dryRun,
+      strict,
       ...(r.subresource ? { subresource: r.subresource } : {}),
     });
     return sendObject(ctx, res, 200, served, updated, output, query);
@@ -376,18 +371,17 @@ async function serveWatch(
   req.socket.once("close", () => abort.abort());
   let startRv: number | undefined;
   let initialEvents = true;
-  if (params.sendInitialEvents === true || rv === "" || rv === "0") {
-    // Streaming list (or a legacy watch from "now"): the state first, at least as fresh as asked.
+  if (rv !== "" && rv !== "0" && params.sendInitialEvents !== true) {
+    // "Start at exact": only changes after rv (also for sendInitialEvents=false).
+    startRv = Number(rv);
+  } else {
+    // The state first (a streaming list, or a legacy watch from "now"), at least as fresh as
+    // asked: rv "" is a consistent read, "0" any state, N not older than N.
     if (rv === "")
       await cache.waitUntilFresh(await ctx.registry.storage.currentRevision(), abort.signal);
     else if (rv !== "0") await cache.waitUntilFresh(Number(rv), abort.signal);
-    if (params.sendInitialEvents === false) initialEvents = false;
-  } else if (params.sendInitialEvents === false && rv === "") {
-    initialEvents = false;
-  } else {
-    startRv = Number(rv);
+    initialEvents = params.sendInitialEvents !== false;
   }
-  if (params.sendInitialEvents === false && rv !== "" && rv !== "0") startRv = Number(rv);
   const timeout = params.timeoutSeconds === 0 ? undefined : params.timeoutSeconds;
   const watcher = store.watch({
     filter: { namespace, label: params.label, field: params.field },
@@ -468,11 +462,12 @@ function sendList(
         now,
       ),
     );
-    return sendJson(
+    sendJson(
       res,
       200,
       `{"kind":"Table","apiVersion":"${output.apiVersion}","metadata":${metadata},"columnDefinitions":${JSON.stringify(definitions(columns))},"rows":${JSON.stringify(rows)}}`,
     );
+    return;
   }
   if (output.kind === "metadata") {
     const items = list.items.map((e) => ({
@@ -480,11 +475,12 @@ function sendList(
       apiVersion: "meta.k8s.io/v1",
       metadata: e.object.metadata ?? {},
     }));
-    return sendJson(
+    sendJson(
       res,
       200,
       `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":${metadata},"items":${JSON.stringify(items)}}`,
     );
+    return;
   }
   const cache = served.store.cache;
   const encoder = served.store.encoder;

@@ -261,7 +261,10 @@ export class ApiServer {
   }
 
   #openapi(res: ServerResponse, path: string): void {
-    if (path === "v3" || path === "v3/") return sendJson(res, 200, openApiIndex(this.#registry));
+    if (path === "v3" || path === "v3/") {
+      sendJson(res, 200, openApiIndex(this.#registry));
+      return;
+    }
     const m = /^v3\/(?:api\/([^/]+)|apis\/([^/]+)\/([^/]+))$/.exec(path);
     if (m === null) throw notFound();
     const doc =

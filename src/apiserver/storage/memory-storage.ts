@@ -252,7 +252,7 @@ export class MemoryStorage implements Storage {
 
   #current(key: string): KeyValue | undefined {
     const versions = this.#history.get(key);
-    return versions?.[versions.length - 1]!.kv;
+    return versions === undefined ? undefined : versions[versions.length - 1]!.kv;
   }
 
   #readRevision(revision: number | undefined): number {
