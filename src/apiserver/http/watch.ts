@@ -25,10 +25,8 @@ export async function streamWatch(
   try {
     for await (const lines of watcher) {
       if (res.destroyed) break;
-      let ok = true;
-      res.cork();
-      for (const line of lines) ok = res.write(line);
-      res.uncork();
+      // One write (one chunk, one syscall) per batch of lines.
+      const ok = res.write(lines.length === 1 ? lines[0]! : Buffer.concat(lines));
       if (!ok && !res.destroyed) {
         await new Promise<void>((resolve) => {
           const done = () => {

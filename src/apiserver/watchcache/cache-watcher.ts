@@ -71,6 +71,7 @@ export class CacheWatcher implements AsyncIterable<Buffer[]> {
   #closed: WatchCloseReason | undefined;
   #cancelBookmark: CancelTimer | undefined;
   #cancelDeadline: CancelTimer | undefined;
+  #wakeScheduled = false;
   readonly #closedWaiters: ((reason: WatchCloseReason) => void)[] = [];
 
   constructor(options: CacheWatcherOptions) {
@@ -186,7 +187,25 @@ export class CacheWatcher implements AsyncIterable<Buffer[]> {
     this.#wake();
   }
 
+  /**
+   * Hands the queued lines to a waiting writer. New lines are handed over on the next turn of
+   * the event loop (not at once), so that a burst of events reaches the socket as one write
+   * instead of one write per event; closing hands over at once.
+   */
   #wake(): void {
+    if (this.#waiter === undefined || this.#wakeScheduled) return;
+    if (this.#closed !== undefined) {
+      this.#handOver();
+      return;
+    }
+    this.#wakeScheduled = true;
+    setImmediate(() => {
+      this.#wakeScheduled = false;
+      this.#handOver();
+    });
+  }
+
+  #handOver(): void {
     const waiter = this.#waiter;
     if (waiter === undefined) return;
     this.#waiter = undefined;
