@@ -60,7 +60,8 @@ const FINAL_BOOKMARK_LEAD_MS = 2000;
  *
  * Invariants: lines are queued in resourceVersion order and no event at or below `#lastRv` is
  * queued again; `#pending` never holds more than `maxPending` lines — a watcher that would
- * exceed it is closed (its client resumes from the last resourceVersion it received); once
+ * exceed it while its writer is busy is closed (its client resumes from the last resourceVersion
+ * it received); once
  * closed, nothing is queued and the iteration ends after the lines already queued.
  */
 export class CacheWatcher implements AsyncIterable<Buffer[]> {
@@ -179,7 +180,9 @@ export class CacheWatcher implements AsyncIterable<Buffer[]> {
 
   #push(line: Buffer): void {
     if (this.#closed !== undefined) return;
-    if (this.#pending.length >= this.#o.maxPending) {
+    // The bound applies while the writer is busy (its socket full): lines queued for a writer
+    // that is waiting for them are handed over within this turn of the event loop.
+    if (this.#waiter === undefined && this.#pending.length >= this.#o.maxPending) {
       this.close("slow");
       return;
     }

@@ -218,6 +218,18 @@ describe("WatchCache", () => {
     assert.deepEqual(seen, ["o0", "o1", "o2", "o3", "o4", "o5"]);
   });
 
+  it("does not close a watcher whose writer is waiting, however large a burst", async () => {
+    await using t = await setup({ watcherBufferSize: 3 });
+    const w = t.cache.watch({ filter: all, startRv: t.cache.resourceVersion });
+    const it = w[Symbol.asyncIterator]();
+    const first = it.next(); // the writer waits for lines
+    for (let i = 0; i < 10; i++) await t.put("ns", `burst${i}`);
+    const { value } = await first;
+    assert.equal(value?.length, 10, "the burst arrives as one batch");
+    assert.equal(w.closeReason, undefined);
+    w.close("client");
+  });
+
   it("sends bookmarks periodically and shortly before the deadline, then closes at the deadline", async () => {
     await using t = await setup({ bookmarkIntervalMs: 10_000 });
     const rv = await t.put("ns", "a");
