@@ -1,5 +1,5 @@
 import type { CrdManifest, CrdVersion } from "./custom-resource.ts";
-import type { OpenApiSchema } from "./openapi-schema.ts";
+import { type OpenApiSchema, SHARED_KEYWORDS } from "./openapi-schema.ts";
 
 /** Options for {@link definitionModule}. */
 export interface CodegenOptions {
@@ -94,29 +94,8 @@ function versionLines(v: CrdVersion, indent: string): string[] {
   return lines;
 }
 
-/** Keywords that become TypeBox options as they are. */
-const OPTION_KEYS = new Set([
-  "format",
-  "title",
-  "description",
-  "default",
-  "example",
-  "maximum",
-  "minimum",
-  "multipleOf",
-  "maxLength",
-  "minLength",
-  "pattern",
-  "maxItems",
-  "minItems",
-  "maxProperties",
-  "minProperties",
-  "externalDocs",
-  "allOf",
-  "anyOf",
-  "oneOf",
-  "not",
-]);
+/** Keywords that become TypeBox options as they are (junctors carry value validations). */
+const OPTION_KEYS = new Set([...SHARED_KEYWORDS, "allOf", "anyOf", "oneOf", "not"]);
 
 /** TypeBox source for one CRD schema node. */
 export function typeBox(s: OpenApiSchema, indent = ""): string {

@@ -1,4 +1,4 @@
-import type { OpenApiSchema } from "./openapi-schema.ts";
+import { type OpenApiSchema, SHARED_KEYWORDS } from "./openapi-schema.ts";
 
 /**
  * Turns a TypeBox (JSON Schema) type into the structural OpenAPI dialect of CRDs, or throws a
@@ -27,26 +27,6 @@ export function fromTypeBox(schema: unknown, path: string): OpenApiSchema {
 }
 
 const PRIMITIVES = new Set(["string", "integer", "number", "boolean"]);
-
-/** Keywords copied as they are (after their own conversion, where they have one). */
-const PASS_THROUGH = [
-  "format",
-  "title",
-  "description",
-  "default",
-  "example",
-  "maximum",
-  "minimum",
-  "multipleOf",
-  "maxLength",
-  "minLength",
-  "pattern",
-  "maxItems",
-  "minItems",
-  "maxProperties",
-  "minProperties",
-  "externalDocs",
-] as const;
 
 function convert(s: Record<string, unknown>, path: string): OpenApiSchema {
   const refuse = (why: string): never => {
@@ -89,7 +69,7 @@ function convert(s: Record<string, unknown>, path: string): OpenApiSchema {
   const type = s.type;
   if (type === undefined) {
     const meaningful = keys.filter(
-      (k) => !(PASS_THROUGH as readonly string[]).includes(k) && !k.startsWith("x-kubernetes-"),
+      (k) => !SHARED_KEYWORDS.includes(k) && !k.startsWith("x-kubernetes-"),
     );
     if (meaningful.length > 0)
       refuse(`cannot map a schema without a type (keywords: ${meaningful.join(", ")})`);
@@ -160,7 +140,7 @@ function convert(s: Record<string, unknown>, path: string): OpenApiSchema {
 
 function pick(s: Record<string, unknown>): OpenApiSchema {
   const out: Record<string, unknown> = {};
-  for (const k of PASS_THROUGH) if (s[k] !== undefined) out[k] = s[k];
+  for (const k of SHARED_KEYWORDS) if (s[k] !== undefined) out[k] = s[k];
   return out as OpenApiSchema;
 }
 

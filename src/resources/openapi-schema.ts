@@ -91,3 +91,26 @@ export const OPENAPI_SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
   "x-kubernetes-map-type",
   "x-kubernetes-validations",
 ]);
+
+/**
+ * Keywords that mean the same in TypeBox (JSON Schema) and in a CRD schema: annotations and the
+ * value validations that need no conversion. Both directions copy them as they are.
+ */
+export const SHARED_KEYWORDS: readonly string[] = [
+  "format",
+  "title",
+  "description",
+  "default",
+  "example",
+  "maximum",
+  "minimum",
+  "multipleOf",
+  "maxLength",
+  "minLength",
+  "pattern",
+  "maxItems",
+  "minItems",
+  "maxProperties",
+  "minProperties",
+  "externalDocs",
+];
