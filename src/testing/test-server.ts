@@ -2,9 +2,19 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ApiServer, type ApiServerOptions, kubeconfigFor } from "../apiserver/index.ts";
+import { silentLogger } from "../cache/index.ts";
+import { HttpTransport } from "../client/index.ts";
+import { type ControlPlane, startControlPlane } from "../controlplane/index.ts";
 
 /** Options of {@link startTestServer}: the server's, except that the port is always free. */
-export type TestServerOptions = Omit<ApiServerOptions, "port" | "host">;
+export interface TestServerOptions extends Omit<ApiServerOptions, "port" | "host"> {
+  /**
+   * Run the control plane (garbage collector, namespace controller) against the server, as a
+   * cluster does; false for the bare API server (finalizers and Terminating namespaces stay).
+   * @default true
+   */
+  controllers?: boolean;
+}
 
 /** A running embedded API server for one test. */
 export interface TestServer extends AsyncDisposable {
@@ -16,6 +26,8 @@ export interface TestServer extends AsyncDisposable {
   readonly kubeconfigPath: string;
   /** The server itself (stats, fault injection). */
   readonly server: ApiServer;
+  /** The control plane running against it, unless `controllers: false`. */
+  readonly controlPlane: ControlPlane | undefined;
   /** Stops the server and removes the kubeconfig file. Idempotent. */
   close(): Promise<void>;
 }
@@ -25,19 +37,50 @@ export interface TestServer extends AsyncDisposable {
  * startTestServer()`. Each server has its own in-memory storage, so tests are independent.
  */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const server = new ApiServer({ ...options, host: "127.0.0.1", port: 0 });
+  const { controllers = true, ...serverOptions } = options;
+  const server = new ApiServer({ ...serverOptions, host: "127.0.0.1", port: 0 });
   const url = await server.listen();
   const kubeconfig = kubeconfigFor(url, options.token);
+  const token = options.token;
+  let controlPlane: ControlPlane | undefined;
+  if (controllers) {
+    try {
+      controlPlane = await startControlPlane({
+        clientOptions: {
+          transport: new HttpTransport({
+            url,
+            ...(token === undefined
+              ? {}
+              : { headers: () => ({ authorization: `Bearer ${token}` }) }),
+          }),
+        },
+        logger: silentLogger,
+        gracefulShutdownMs: 1000,
+      });
+    } catch (err) {
+      await server.close();
+      throw err;
+    }
+  }
   const dir = await mkdtemp(join(tmpdir(), "kontroller-test-server-"));
   const kubeconfigPath = join(dir, "kubeconfig");
   await writeFile(kubeconfigPath, kubeconfig);
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
+      await controlPlane?.stop();
       await server.close();
       await rm(dir, { recursive: true, force: true });
     })();
     return closing;
   };
-  return { url, kubeconfig, kubeconfigPath, server, close, [Symbol.asyncDispose]: close };
+  return {
+    url,
+    kubeconfig,
+    kubeconfigPath,
+    server,
+    controlPlane,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
 }
