@@ -86,14 +86,12 @@ export function namespaceOfKey(key: string): string {
   return slash < 0 ? "" : key.slice(0, slash);
 }
 
-function priorityQueue(settings: QueueSettings): ControllerQueue {
-  const q = new PriorityQueue<string>(settings);
+/** The parts of a controller queue that differ between kinds; the rest is the queue's own. */
+type Varying = Pick<ControllerQueue, "add" | "get" | "snapshot">;
+
+function adapt(q: RateLimitingQueue<string>, varying: Varying): ControllerQueue {
   return {
-    add: (key, o = {}) => q.add(key, o),
-    get: async (signal) => {
-      const got = await q.getWithPriority({ signal });
-      return got === undefined ? undefined : { key: got.item, priority: got.priority };
-    },
+    ...varying,
     done: (k) => q.done(k),
     forget: (k) => q.forget(k),
     numRequeues: (k) => q.numRequeues(k),
@@ -102,8 +100,19 @@ function priorityQueue(settings: QueueSettings): ControllerQueue {
     get size() {
       return q.size;
     },
-    snapshot: () => q.snapshot(),
   };
+}
+
+function priorityQueue(settings: QueueSettings): ControllerQueue {
+  const q = new PriorityQueue<string>(settings);
+  return adapt(q, {
+    add: (key, o = {}) => q.add(key, o),
+    get: async (signal) => {
+      const got = await q.getWithPriority({ signal });
+      return got === undefined ? undefined : { key: got.item, priority: got.priority };
+    },
+    snapshot: () => q.snapshot(),
+  });
 }
 
 function strategyQueue(
@@ -114,7 +123,7 @@ function strategyQueue(
   laneOf?: (key: string) => number,
 ): ControllerQueue {
   const q = new RateLimitingQueue<string>({ ...settings, strategy });
-  return {
+  return adapt(q, {
     add(key, o = {}) {
       onAdd(key, o.priority ?? 0);
       if (o.rateLimited) q.addRateLimited(key);
@@ -127,18 +136,10 @@ function strategyQueue(
       onTake(key);
       return { key, priority: 0 };
     },
-    done: (k) => q.done(k),
-    forget: (k) => q.forget(k),
-    numRequeues: (k) => q.numRequeues(k),
-    shutDown: () => q.shutDown(),
-    shutDownWithDrain: (signal) => q.shutDownWithDrain({ signal }),
-    get size() {
-      return q.size;
-    },
     snapshot: () => {
       const snap = q.snapshot();
       if (laneOf !== undefined) for (const r of snap.ready) r.priority = laneOf(r.item);
       return snap;
     },
-  };
+  });
 }
