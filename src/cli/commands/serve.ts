@@ -1,9 +1,12 @@
 import { writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { ApiServer, kubeconfigFor } from "../../apiserver/index.ts";
+import { stderrLogger } from "../../cache/index.ts";
+import { HttpTransport } from "../../client/index.ts";
+import { type ControlPlane, startControlPlane } from "../../controlplane/index.ts";
 import type { Command } from "../command.ts";
 
-const USAGE = `usage: kontroller serve [--host 127.0.0.1] [--port 6443] [--kubeconfig-out PATH] [--token TOKEN] [--storage memory]
+const USAGE = `usage: kontroller serve [--host 127.0.0.1] [--port 6443] [--kubeconfig-out PATH] [--token TOKEN] [--storage memory] [--controllers all|none]
 
 Runs the embedded Kubernetes-compatible API server until SIGINT or SIGTERM.
   --host            address to bind (default 127.0.0.1: loopback only)
@@ -11,6 +14,8 @@ Runs the embedded Kubernetes-compatible API server until SIGINT or SIGTERM.
   --kubeconfig-out  write a kubeconfig for the server to PATH (its context selected)
   --token           require "Authorization: Bearer TOKEN" on every request (401 otherwise)
   --storage         where objects live: memory (the only backend so far; default)
+  --controllers     all: run the garbage collector and the namespace controller against the
+                    server (default); none: the bare API server
 `;
 
 /** `kontroller serve`: returns the exit code. */
@@ -21,6 +26,7 @@ async function serve(args: string[]): Promise<number> {
     "kubeconfig-out"?: string;
     token?: string;
     storage?: string;
+    controllers?: string;
     help?: boolean;
   };
   try {
@@ -32,6 +38,7 @@ async function serve(args: string[]): Promise<number> {
         "kubeconfig-out": { type: "string" },
         token: { type: "string" },
         storage: { type: "string" },
+        controllers: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -58,6 +65,13 @@ async function serve(args: string[]): Promise<number> {
     );
     return 2;
   }
+  const controllers = values.controllers ?? "all";
+  if (controllers !== "all" && controllers !== "none") {
+    process.stderr.write(
+      `kontroller serve: --controllers must be "all" or "none", got ${JSON.stringify(controllers)}\n`,
+    );
+    return 2;
+  }
   let server: ApiServer;
   try {
     server = new ApiServer({
@@ -80,6 +94,29 @@ async function serve(args: string[]): Promise<number> {
   if (values["kubeconfig-out"] !== undefined) {
     await writeFile(values["kubeconfig-out"], kubeconfigFor(url, values.token));
   }
+  let controlPlane: ControlPlane | undefined;
+  if (controllers === "all") {
+    const token = values.token;
+    try {
+      controlPlane = await startControlPlane({
+        clientOptions: {
+          transport: new HttpTransport({
+            url,
+            ...(token === undefined
+              ? {}
+              : { headers: () => ({ authorization: `Bearer ${token}` }) }),
+          }),
+        },
+        logger: stderrLogger,
+      });
+    } catch (err) {
+      process.stderr.write(
+        `kontroller serve: the controllers did not start: ${(err as Error).message}\n`,
+      );
+      await server.close();
+      return 1;
+    }
+  }
   process.stdout.write(`kontroller API server listening on ${url}\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -90,6 +127,7 @@ async function serve(args: string[]): Promise<number> {
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
+  await controlPlane?.stop();
   await server.close();
   return 0;
 }
