@@ -12,13 +12,13 @@ import {
 import { apiVersionOf, isNamespaced, type ResourceDefinition } from "../../resources/index.ts";
 import type { Storage } from "../storage/storage.ts";
 import { isStorageError } from "../storage/storage-error.ts";
-import { CacheEntry, type ObjectAttrs, type WatchEncoder } from "../watchcache/cache-event.ts";
+import type { CacheEntry, ObjectAttrs, WatchEncoder } from "../watchcache/cache-event.ts";
 import type { CacheFilter, CacheWatcher } from "../watchcache/cache-watcher.ts";
 import type { WatchCache } from "../watchcache/watch-cache.ts";
 import { cloneObject, decodeFromStorage, encodeForStorage, metaOf } from "./codec.ts";
-import { decodeContinue, encodeContinue } from "./continue-token.ts";
 import { type DeleteOptions, finalizersForDeletion, timestamp } from "./deletion.ts";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./object-meta.ts";
+import { listFromStorage } from "./paged-list.ts";
 import type { Strategy } from "./strategy.ts";
 
 /** Options of {@link Store}. */
@@ -160,99 +160,15 @@ export class Store {
       q.resourceVersionMatch === "Exact" ||
       (rv !== "" && rv !== "0" && paged && q.resourceVersionMatch === undefined);
     if (q.continue !== undefined || exact || (paged && q.resourceVersionMatch !== "NotOlderThan")) {
-      return this.#listFromStorage(namespace, filter, q);
+      const prefix =
+        isNamespaced(this.def) && namespace ? `${this.#o.prefix}${namespace}/` : this.#o.prefix;
+      return listFromStorage(this.#o.storage, prefix, filter, q, (o) => this.attrs(o));
     }
     const cache = this.#o.cache;
     if (rv === "") await cache.waitUntilFresh(await this.#o.storage.currentRevision(), signal);
     else if (rv !== "0") await cache.waitUntilFresh(Number(rv), signal);
     const { entries, rv: listRv } = cache.list(filter);
     return { items: entries, resourceVersion: listRv };
-  }
-
-  async #listFromStorage(
-    namespace: string,
-    filter: CacheFilter,
-    q: ListQuery,
-  ): Promise<ListResult> {
-    const prefix =
-      isNamespaced(this.def) && namespace ? `${this.#o.prefix}${namespace}/` : this.#o.prefix;
-    let revision: number | undefined;
-    let startKey = prefix;
-    if (q.continue !== undefined) {
-      const token = decodeContinue(q.continue);
-      revision = token.rv === -1 ? undefined : token.rv;
-      startKey = prefix + token.start;
-    } else if (q.resourceVersion && q.resourceVersion !== "0") {
-      revision = Number(q.resourceVersion);
-    }
-    const limit = q.limit ?? 0;
-    const selecting = !filter.label.empty || !filter.field.empty;
-    const items: CacheEntry[] = [];
-    let more = false;
-    let remaining: number | undefined;
-    let listRevision = 0;
-    try {
-      for (;;) {
-        const want = limit > 0 ? limit - items.length : 0;
-        const page = await this.#o.storage.list(prefix, {
-          ...(revision === undefined ? {} : { revision }),
-          startKey,
-          limit: selecting && want > 0 ? Math.max(want, 500) : want,
-          countRemaining: !selecting && limit > 0,
-        });
-        listRevision = page.revision;
-        revision = page.revision;
-        for (const kv of page.kvs) {
-          const object = decodeFromStorage(kv);
-          const e = new CacheEntry(kv.key, object, kv.modRevision, this.attrs(object));
-          if (selecting && !matchesFilter(filter, e)) continue;
-          if (limit > 0 && items.length === limit) {
-            more = true;
-            break;
-          }
-          items.push(e);
-        }
-        if (!selecting) {
-          more = page.more;
-          remaining = page.remaining;
-          break;
-        }
-        if (more || !page.more) break;
-        startKey = `${page.kvs[page.kvs.length - 1]!.key}\u0000`;
-      }
-    } catch (err) {
-      if (isStorageError(err, "Compacted") || isStorageError(err, "FutureRevision")) {
-        if (q.continue !== undefined) {
-          throw errors.expired(
-            "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.",
-            encodeContinue({ rv: -1, start: startKey.slice(prefix.length) }),
-          );
-        }
-        if (isStorageError(err, "FutureRevision")) {
-          throw errors.timeout(
-            `Too large resource version: ${q.resourceVersion}, current: ${err.currentRevision}`,
-            1,
-            "ResourceVersionTooLarge",
-          );
-        }
-        throw errors.expired("The resourceVersion for the provided list is too old.");
-      }
-      throw err;
-    }
-    const last = items[items.length - 1];
-    return {
-      items,
-      resourceVersion: listRevision,
-      ...(more && last
-        ? {
-            continue: encodeContinue({
-              rv: listRevision,
-              start: `${last.key.slice(prefix.length)}\u0000`,
-            }),
-          }
-        : {}),
-      ...(more && remaining !== undefined ? { remainingItemCount: remaining } : {}),
-    };
   }
 
   /** A watch on the cache; see {@link WatchCache.watch}. */
@@ -610,11 +526,6 @@ export function attrsOf(strategy: Strategy, object: KubeObject): ObjectAttrs {
     ...strategy.fields?.(object),
   };
   return { labels: meta.labels ?? {}, fields };
-}
-
-function matchesFilter(filter: CacheFilter, e: CacheEntry): boolean {
-  if (!filter.label.empty && !filter.label.matches(e.attrs.labels)) return false;
-  return filter.field.empty || filter.field.matches(e.attrs.fields);
 }
 
 /** True if anything outside metadata (and status, with a status subresource) differs. */
