@@ -6,13 +6,11 @@ import { applyMergePatch } from "../patch/merge-patch.ts";
 import { applyStrategicMerge } from "../patch/strategic-merge.ts";
 import type { DeleteOptions } from "../registry/deletion.ts";
 import type { Registry, ServedResource } from "../registry/registry.ts";
-import type { ListResult } from "../registry/store.ts";
-import type { WatchEncoder } from "../watchcache/cache-event.ts";
 import { decodeObjectBody, mediaType, parseJson, readBody, unsupported } from "./body.ts";
 import { parseListParams } from "./list-options.ts";
 import { negotiate, type Output } from "./negotiate.ts";
+import { encoderFor, sendList, sendObject } from "./output.ts";
 import { sendJson, successStatus } from "./respond.ts";
-import { columnsOf, definitions, parseIncludeObject, tableRow } from "./table.ts";
 import { streamWatch, watchDeadline } from "./watch.ts";
 
 /** What the resource handler needs from the server. */
@@ -314,46 +312,6 @@ async function deleteOptionsOf(req: IncomingMessage, q: URLSearchParams): Promis
   return options;
 }
 
-/** An encoder for a watch's output: plain JSON (shared), metadata only (shared), or a Table. */
-function encoderFor(
-  ctx: ResourceContext,
-  served: ServedResource,
-  output: Output,
-  query: URLSearchParams,
-): WatchEncoder {
-  const base = served.store.encoder;
-  if (output.kind === "json") return base;
-  if (output.kind === "metadata") {
-    return {
-      id: `${base.id}:meta`,
-      encode: (o) =>
-        JSON.stringify({
-          kind: "PartialObjectMetadata",
-          apiVersion: "meta.k8s.io/v1",
-          metadata: o.metadata ?? {},
-        }),
-    };
-  }
-  const include = parseIncludeObject(query.get("includeObject"));
-  const columns = columnsOf(served);
-  let first = true;
-  return {
-    id: `table:${Math.random()}`,
-    encode: (o) => {
-      const object = JSON.parse(base.encode(o)) as KubeObject;
-      const table = {
-        kind: "Table",
-        apiVersion: output.apiVersion,
-        metadata: {},
-        columnDefinitions: first ? definitions(columns) : null,
-        rows: [tableRow(columns, object, include, ctx.clock.now())],
-      };
-      first = false;
-      return JSON.stringify(table);
-    },
-  };
-}
-
 async function serveWatch(
   ctx: ResourceContext,
   req: IncomingMessage,
@@ -393,101 +351,4 @@ async function serveWatch(
     deadline: watchDeadline(ctx.clock, timeout, ctx.minRequestTimeoutSeconds),
   });
   await streamWatch(req, res, watcher);
-}
-
-function outputObject(
-  ctx: ResourceContext,
-  served: ServedResource,
-  object: KubeObject,
-  output: Output,
-  query: URLSearchParams,
-): unknown {
-  if (output.kind === "json") return object;
-  if (output.kind === "metadata")
-    return {
-      kind: "PartialObjectMetadata",
-      apiVersion: "meta.k8s.io/v1",
-      metadata: object.metadata ?? {},
-    };
-  const include = parseIncludeObject(query.get("includeObject"));
-  const columns = columnsOf(served);
-  return {
-    kind: "Table",
-    apiVersion: output.apiVersion,
-    metadata: { resourceVersion: object.metadata?.resourceVersion ?? "" },
-    columnDefinitions: definitions(columns),
-    rows: [tableRow(columns, object, include, ctx.clock.now())],
-  };
-}
-
-function sendObject(
-  ctx: ResourceContext,
-  res: ServerResponse,
-  code: number,
-  served: ServedResource,
-  object: KubeObject,
-  output: Output,
-  query: URLSearchParams,
-): void {
-  sendJson(res, code, outputObject(ctx, served, object, output, query));
-}
-
-function sendList(
-  ctx: ResourceContext,
-  res: ServerResponse,
-  served: ServedResource,
-  list: ListResult,
-  output: Output,
-  query: URLSearchParams,
-): void {
-  const metadata = JSON.stringify({
-    resourceVersion: String(list.resourceVersion),
-    ...(list.continue ? { continue: list.continue } : {}),
-    ...(list.remainingItemCount !== undefined
-      ? { remainingItemCount: list.remainingItemCount }
-      : {}),
-  });
-  if (output.kind === "table") {
-    const include = parseIncludeObject(query.get("includeObject"));
-    const columns = columnsOf(served);
-    const now = ctx.clock.now();
-    const encoder = served.store.encoder;
-    const rows = list.items.map((e) =>
-      tableRow(
-        columns,
-        encoder.id === "json"
-          ? e.object
-          : (JSON.parse(served.store.cache.entryJson(e, encoder)) as KubeObject),
-        include,
-        now,
-      ),
-    );
-    sendJson(
-      res,
-      200,
-      `{"kind":"Table","apiVersion":"${output.apiVersion}","metadata":${metadata},"columnDefinitions":${JSON.stringify(definitions(columns))},"rows":${JSON.stringify(rows)}}`,
-    );
-    return;
-  }
-  if (output.kind === "metadata") {
-    const items = list.items.map((e) => ({
-      kind: "PartialObjectMetadata",
-      apiVersion: "meta.k8s.io/v1",
-      metadata: e.object.metadata ?? {},
-    }));
-    sendJson(
-      res,
-      200,
-      `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":${metadata},"items":${JSON.stringify(items)}}`,
-    );
-    return;
-  }
-  const cache = served.store.cache;
-  const encoder = served.store.encoder;
-  const items = list.items.map((e) => cache.entryJson(e, encoder)).join(",");
-  sendJson(
-    res,
-    200,
-    `{"kind":"${served.def.listKind}","apiVersion":"${apiVersionOf(served.def)}","metadata":${metadata},"items":[${items}]}`,
-  );
 }

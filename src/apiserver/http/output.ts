@@ -1,0 +1,155 @@
+import type { ServerResponse } from "node:http";
+import type { KubeObject } from "../../core/index.ts";
+import { apiVersionOf } from "../../resources/index.ts";
+import type { ServedResource } from "../registry/registry.ts";
+import type { ListResult } from "../registry/store.ts";
+import type { WatchEncoder } from "../watchcache/cache-event.ts";
+import type { Output } from "./negotiate.ts";
+import type { ResourceContext } from "./resource-handler.ts";
+import { sendJson } from "./respond.ts";
+import { columnsOf, definitions, parseIncludeObject, tableRow } from "./table.ts";
+
+/*
+ * How objects, lists and watch events are written for each negotiated output: plain JSON
+ * (lists splice the cache's memoized item JSON), PartialObjectMetadata, or a Table.
+ */
+
+/** An encoder for a watch's output: plain JSON (shared), metadata only (shared), or a Table. */
+export function encoderFor(
+  ctx: ResourceContext,
+  served: ServedResource,
+  output: Output,
+  query: URLSearchParams,
+): WatchEncoder {
+  const base = served.store.encoder;
+  if (output.kind === "json") return base;
+  if (output.kind === "metadata") {
+    return {
+      id: `${base.id}:meta`,
+      encode: (o) =>
+        JSON.stringify({
+          kind: "PartialObjectMetadata",
+          apiVersion: "meta.k8s.io/v1",
+          metadata: o.metadata ?? {},
+        }),
+    };
+  }
+  const include = parseIncludeObject(query.get("includeObject"));
+  const columns = columnsOf(served);
+  let first = true;
+  return {
+    id: `table:${Math.random()}`,
+    encode: (o) => {
+      const object = JSON.parse(base.encode(o)) as KubeObject;
+      const table = {
+        kind: "Table",
+        apiVersion: output.apiVersion,
+        metadata: {},
+        columnDefinitions: first ? definitions(columns) : null,
+        rows: [tableRow(columns, object, include, ctx.clock.now())],
+      };
+      first = false;
+      return JSON.stringify(table);
+    },
+  };
+}
+
+/** The response body for one object. */
+function outputObject(
+  ctx: ResourceContext,
+  served: ServedResource,
+  object: KubeObject,
+  output: Output,
+  query: URLSearchParams,
+): unknown {
+  if (output.kind === "json") return object;
+  if (output.kind === "metadata")
+    return {
+      kind: "PartialObjectMetadata",
+      apiVersion: "meta.k8s.io/v1",
+      metadata: object.metadata ?? {},
+    };
+  const include = parseIncludeObject(query.get("includeObject"));
+  const columns = columnsOf(served);
+  return {
+    kind: "Table",
+    apiVersion: output.apiVersion,
+    metadata: { resourceVersion: object.metadata?.resourceVersion ?? "" },
+    columnDefinitions: definitions(columns),
+    rows: [tableRow(columns, object, include, ctx.clock.now())],
+  };
+}
+
+/** Writes one object in the negotiated output. */
+export function sendObject(
+  ctx: ResourceContext,
+  res: ServerResponse,
+  code: number,
+  served: ServedResource,
+  object: KubeObject,
+  output: Output,
+  query: URLSearchParams,
+): void {
+  sendJson(res, code, outputObject(ctx, served, object, output, query));
+}
+
+/** Writes a list in the negotiated output. */
+export function sendList(
+  ctx: ResourceContext,
+  res: ServerResponse,
+  served: ServedResource,
+  list: ListResult,
+  output: Output,
+  query: URLSearchParams,
+): void {
+  const metadata = JSON.stringify({
+    resourceVersion: String(list.resourceVersion),
+    ...(list.continue ? { continue: list.continue } : {}),
+    ...(list.remainingItemCount !== undefined
+      ? { remainingItemCount: list.remainingItemCount }
+      : {}),
+  });
+  if (output.kind === "table") {
+    const include = parseIncludeObject(query.get("includeObject"));
+    const columns = columnsOf(served);
+    const now = ctx.clock.now();
+    const encoder = served.store.encoder;
+    const rows = list.items.map((e) =>
+      tableRow(
+        columns,
+        encoder.id === "json"
+          ? e.object
+          : (JSON.parse(served.store.cache.entryJson(e, encoder)) as KubeObject),
+        include,
+        now,
+      ),
+    );
+    sendJson(
+      res,
+      200,
+      `{"kind":"Table","apiVersion":"${output.apiVersion}","metadata":${metadata},"columnDefinitions":${JSON.stringify(definitions(columns))},"rows":${JSON.stringify(rows)}}`,
+    );
+    return;
+  }
+  if (output.kind === "metadata") {
+    const items = list.items.map((e) => ({
+      kind: "PartialObjectMetadata",
+      apiVersion: "meta.k8s.io/v1",
+      metadata: e.object.metadata ?? {},
+    }));
+    sendJson(
+      res,
+      200,
+      `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":${metadata},"items":${JSON.stringify(items)}}`,
+    );
+    return;
+  }
+  const cache = served.store.cache;
+  const encoder = served.store.encoder;
+  const items = list.items.map((e) => cache.entryJson(e, encoder)).join(",");
+  sendJson(
+    res,
+    200,
+    `{"kind":"${served.def.listKind}","apiVersion":"${apiVersionOf(served.def)}","metadata":${metadata},"items":[${items}]}`,
+  );
+}
