@@ -91,7 +91,9 @@ const NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789";
 /**
  * The generic registry of one resource at one version (kube's generic `registry.Store`):
  * metadata, validation, optimistic concurrency, subresources, finalizers and deletion, on top
- * of the {@link Storage} and its {@link WatchCache}.
+ * of the {@link Storage} and its {@link WatchCache}. (Over 400 lines because create, update and
+ * delete share the system-field and concurrency rules written down here; kind-specific rules
+ * live in strategies, paged reads in paged-list.ts.)
  */
 export class Store {
   readonly def: ResourceDefinition;
