@@ -159,10 +159,12 @@ export class ControlPlane {
       ]),
     });
     const m = this.manager;
-    const discovery = new DiscoveryClient(
-      this.#client,
-      options.clock ? { clock: options.clock } : {},
-    );
+    // Discovery failures are reported and retried by the controllers' own backoff, so reads
+    // retry briefly (or as the client options say).
+    const discovery = new DiscoveryClient(this.#client, {
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      retry: options.clientOptions?.retry ?? { maxRetries: 2, initialDelayMs: 100 },
+    });
     const mapper = new ResourceMapper();
     let gcDelete: Controller | undefined;
     let gcOrphan: Controller | undefined;

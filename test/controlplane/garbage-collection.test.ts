@@ -56,13 +56,11 @@ describe("garbage collector, with kubectl", { timeout: 60_000 }, () => {
       .get("app")) as Deployment;
     await client.resource(configMaps).create({ metadata: dependent("app-config", [app]) });
     await client.resource(secrets).create({ metadata: dependent("app-secret", [app]) });
-    await client
-      .resource(widgets)
-      .create({
-        apiVersion: "example.com/v1",
-        kind: "Widget",
-        metadata: dependent("app-widget", [app]),
-      });
+    await client.resource(widgets).create({
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: dependent("app-widget", [app]),
+    });
     await client.resource(pods).create({
       metadata: dependent("app-pod", [app], { block: false }),
       spec: { containers: [{ name: "c", image: "nginx:1" }] },
@@ -96,13 +94,11 @@ describe("garbage collector, with kubectl", { timeout: 60_000 }, () => {
     await using client = createClient({ url: s.url });
     await using kubectl = await kubectlFor(s.kubeconfigPath);
     await installCrds(client, widgets);
-    const parent = await client
-      .resource(widgets)
-      .create({
-        apiVersion: "example.com/v1",
-        kind: "Widget",
-        metadata: { name: "parent", namespace: "default" },
-      });
+    const parent = await client.resource(widgets).create({
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: { name: "parent", namespace: "default" },
+    });
     await client.resource(configMaps).create({ metadata: dependent("blocking", [parent]) });
     await client
       .resource(secrets)
