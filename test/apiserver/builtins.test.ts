@@ -6,7 +6,7 @@ import { call, watch } from "./helpers.ts";
 describe("API server over HTTP: built-in kinds", () => {
   let s: TestServer;
   before(async () => {
-    s = await startTestServer();
+    s = await startTestServer({ controllers: false });
   });
   after(() => s.close());
 
@@ -124,7 +124,11 @@ describe("API server over HTTP: built-in kinds", () => {
 describe("API server over HTTP: bookmarks on a fake clock", () => {
   it("sends a BOOKMARK every bookmark interval to watches that asked for them", async () => {
     const clock = new FakeClock();
-    await using s = await startTestServer({ clock, watchCache: { bookmarkIntervalMs: 60_000 } });
+    await using s = await startTestServer({
+      clock,
+      controllers: false,
+      watchCache: { bookmarkIntervalMs: 60_000 },
+    });
     const cms = "/api/v1/namespaces/default/configmaps";
     const rv = (await call(s.url, "GET", cms)).body.metadata.resourceVersion;
     const w = await watch(s.url, `${cms}?watch=1&allowWatchBookmarks=true&resourceVersion=${rv}`);

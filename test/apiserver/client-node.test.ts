@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { CoreV1Api, KubeConfig, ListWatch, type V1ConfigMap, Watch } from "@kubernetes/client-node";
 import { startTestServer, type TestServer } from "kontroller/testing";
 
-/** @kubernetes/client-node, the peer client, against the embedded server. */
+/** @kubernetes/client-node, the peer client, against the embedded server (with its control plane). */
 describe("@kubernetes/client-node against the embedded API server", () => {
   let s: TestServer;
   let kc: KubeConfig;

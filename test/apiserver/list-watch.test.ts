@@ -8,7 +8,7 @@ const cms = "/api/v1/namespaces/default/configmaps";
 describe("API server over HTTP: lists", () => {
   let s: TestServer;
   before(async () => {
-    s = await startTestServer();
+    s = await startTestServer({ controllers: false });
     for (const n of ["e", "a", "d", "c", "b"])
       await call(s.url, "POST", cms, configMap(n, {}, { tier: n < "c" ? "front" : "back" }));
   });
@@ -147,7 +147,7 @@ describe("API server over HTTP: lists", () => {
 describe("API server over HTTP: watches", () => {
   let s: TestServer;
   before(async () => {
-    s = await startTestServer();
+    s = await startTestServer({ controllers: false });
   });
   after(() => s.close());
 

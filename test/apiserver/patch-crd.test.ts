@@ -11,7 +11,7 @@ const smp = { "content-type": "application/strategic-merge-patch+json" };
 describe("API server over HTTP: patches", () => {
   let s: TestServer;
   before(async () => {
-    s = await startTestServer();
+    s = await startTestServer({ controllers: false });
   });
   after(() => s.close());
 
@@ -219,7 +219,7 @@ describe("API server over HTTP: custom resources", () => {
   let s: TestServer;
   const widgets = "/apis/example.com/v1/namespaces/default/widgets";
   before(async () => {
-    s = await startTestServer();
+    s = await startTestServer({ controllers: false });
     const r = await call(
       s.url,
       "POST",

@@ -6,7 +6,7 @@ import { call, configMap } from "./helpers.ts";
 describe("API server over HTTP: discovery and health", () => {
   let s: TestServer;
   before(async () => {
-    s = await startTestServer();
+    s = await startTestServer({ controllers: false });
   });
   after(() => s.close());
 
@@ -61,7 +61,7 @@ describe("API server over HTTP: writes", () => {
   let s: TestServer;
   const cms = "/api/v1/namespaces/default/configmaps";
   before(async () => {
-    s = await startTestServer();
+    s = await startTestServer({ controllers: false });
   });
   after(() => s.close());
 
@@ -285,7 +285,7 @@ describe("API server over HTTP: writes", () => {
 describe("API server over HTTP: namespaces lifecycle", () => {
   let s: TestServer;
   before(async () => {
-    s = await startTestServer();
+    s = await startTestServer({ controllers: false });
   });
   after(() => s.close());
 
@@ -340,7 +340,7 @@ describe("API server over HTTP: bad input", () => {
   let s: TestServer;
   const cms = "/api/v1/namespaces/default/configmaps";
   before(async () => {
-    s = await startTestServer();
+    s = await startTestServer({ controllers: false });
   });
   after(() => s.close());
 
@@ -394,7 +394,7 @@ describe("API server over HTTP: bad input", () => {
   });
 
   it("requires the bearer token when the server has one", async () => {
-    await using t = await startTestServer({ token: "s3cret" });
+    await using t = await startTestServer({ token: "s3cret", controllers: false });
     const no = await call(t.url, "GET", "/api/v1/namespaces");
     assert.equal(no.status, 401);
     assert.equal(no.body.reason, "Unauthorized");
