@@ -227,6 +227,7 @@ export class ControlPlane {
         reconcile: async (_req, ctx) => {
           const d = await discovery.discover({ signal: ctx.signal });
           mapper.update(d);
+          if (gcOn) gc.discovered();
           const failed = (r: DiscoveredResource) => d.failed.has(groupVersionOf(r));
           const { added, removed } = await this.#monitors.sync(
             deletableResources(d, ignored),

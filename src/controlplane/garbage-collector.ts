@@ -64,13 +64,17 @@ type Classified =
     };
 
 /**
- * The collector. Invariant: `#waitingForSync` holds the uids whose step needs a complete graph
+ * The collector. Invariants: `#waitingForSync` holds the uids whose step needs a complete graph
  * (removing the `orphan` or `foregroundDeletion` finalizer: a dependent not observed yet
  * would be missed); they are queued again when the monitors report synced.
+ * `#waitingForDiscovery` holds the uids that failed on an owner kind discovery did not list;
+ * they are queued again after the next discovery (and retried with backoff meanwhile).
  */
 export class GarbageCollector implements MonitorHandler {
   readonly #d: GarbageCollectorDeps;
   readonly #waitingForSync = { delete: new Set<string>(), orphan: new Set<string>() };
+  /** Uids whose check failed on an owner kind discovery did not know. */
+  readonly #waitingForDiscovery = new Set<string>();
 
   constructor(deps: GarbageCollectorDeps) {
     this.#d = deps;
@@ -98,6 +102,12 @@ export class GarbageCollector implements MonitorHandler {
     for (const uid of orphan) this.#enqueue("orphan", uid);
     del.clear();
     orphan.clear();
+  }
+
+  /** Discovery was read again: checks that failed on an unknown owner kind run now. */
+  discovered(): void {
+    for (const uid of this.#waitingForDiscovery) this.#enqueue("delete", uid);
+    this.#waitingForDiscovery.clear();
   }
 
   /**
@@ -228,6 +238,7 @@ export class GarbageCollector implements MonitorHandler {
     for (const ref of refs) {
       const resource = this.#d.mapper.lookup(ref.apiVersion, ref.kind);
       if (resource === undefined) {
+        this.#waitingForDiscovery.add(node.identity.uid);
         this.#d.queues.discover();
         throw new Error(
           `the owner ${ref.kind} ${ref.name} (${ref.apiVersion}) of ${describe(node.identity)} is of a kind the server does not serve (yet); retrying after discovery`,
