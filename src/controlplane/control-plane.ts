@@ -289,6 +289,7 @@ export class ControlPlane {
    */
   start(signal?: AbortSignal): Promise<void> {
     if (this.#running !== undefined) throw new Error("ControlPlane: start can be called once");
+    if (this.#stop.signal.aborted) throw new Error("ControlPlane: stopped before start");
     const stop =
       signal === undefined ? this.#stop.signal : AbortSignal.any([signal, this.#stop.signal]);
     const endMonitors = () => void this.#monitors.stop();
@@ -330,6 +331,8 @@ export class ControlPlane {
   async stop(): Promise<void> {
     this.#stop.abort(new Error("control plane stopped"));
     if (this.#running === undefined) {
+      this.#ready.reject(new Error("the control plane stopped before it was started"));
+      this.#ready.promise.catch(() => {});
       await this.#monitors.stop();
       if (this.#ownsClient) await this.#client.close();
       return;
