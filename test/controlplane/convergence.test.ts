@@ -65,7 +65,9 @@ describe("garbage collector converges to the reference model", { timeout: 300_00
         const ns = `run-${run++}`;
         await client.resource(namespaces).create({ metadata: { name: ns } });
         const api = (kind: Spec["kind"]): ResourceClient<KubeObject> =>
-          client.resource(kind === "ConfigMap" ? configMaps : secrets, { namespace: ns });
+          client.resource<KubeObject>(kind === "ConfigMap" ? configMaps : secrets, {
+            namespace: ns,
+          });
         await using view = await ClusterView.start(s.url, [configMaps, secrets], ns);
         const names = objects.map((_, i) => `o${i}`);
         const created: KubeObject[] = [];
