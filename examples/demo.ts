@@ -3,7 +3,7 @@
  * and both example controllers, with a handful of Users and HealthMonitors; progress in the
  * terminal; runs until Ctrl-C, then shuts down cleanly.
  *
- * `kontroller demo [--port N] [--kubeconfig-out PATH] [--data-dir DIR] [--quiet]`
+ * `kontroller demo [--port N] [--kubeconfig-out PATH] [--data-dir DIR] [--quiet] [--controllers all|none]`
  */
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -12,6 +12,7 @@ import { parseArgs } from "node:util";
 import { ApiServer, kubeconfigFor } from "kontroller/apiserver";
 import { createClient } from "kontroller/client";
 import { type Controller, Manager, onTerminate } from "kontroller/controller";
+import { startControlPlane } from "kontroller/controlplane";
 import { customResourceDefinitions } from "kontroller/resources";
 import { waitFor } from "kontroller/testing";
 import { healthMonitorController } from "./health-monitor/controller.ts";
@@ -21,7 +22,7 @@ import { userNamespaceController } from "./user-namespace/controller.ts";
 import { User } from "./user-namespace/user.ts";
 
 const USAGE =
-  "usage: kontroller demo [--port N] [--kubeconfig-out PATH] [--data-dir DIR] [--quiet]\n";
+  "usage: kontroller demo [--port N] [--kubeconfig-out PATH] [--data-dir DIR] [--quiet] [--controllers all|none]\n";
 
 /** Runs the demo until `signal` aborts; resolves with the exit code. */
 export async function runDemo(
@@ -35,6 +36,7 @@ export async function runDemo(
       "kubeconfig-out": { type: "string" },
       "data-dir": { type: "string" },
       quiet: { type: "boolean", default: false },
+      controllers: { type: "string", default: "all" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -49,6 +51,12 @@ export async function runDemo(
     );
     return 2;
   }
+  if (values.controllers !== "all" && values.controllers !== "none") {
+    process.stderr.write(
+      `kontroller demo: --controllers must be all or none, got ${values.controllers}\n${USAGE}`,
+    );
+    return 2;
+  }
   const say = (line: string) => process.stdout.write(`${line}\n`);
 
   const server = new ApiServer({ port });
@@ -58,6 +66,14 @@ export async function runDemo(
   await writeFile(kubeconfigPath, kubeconfigFor(url));
   const dataDir = values["data-dir"] ?? join(work, "users");
   await mkdir(dataDir, { recursive: true });
+  // The garbage collector and the namespace controller, as a cluster runs them.
+  const controlPlane =
+    values.controllers === "all"
+      ? await startControlPlane({
+          clientOptions: { url },
+          logger: { error() {}, warn() {}, info() {}, debug() {} },
+        })
+      : undefined;
   await using target = await startProbeTarget();
   say(`kontroller API server listening on ${url}`);
 
@@ -119,6 +135,7 @@ export async function runDemo(
     await running;
   } finally {
     if (progress !== undefined) clearInterval(progress);
+    await controlPlane?.stop();
     await server.close();
   }
   say("demo stopped");
