@@ -237,6 +237,11 @@ export class GarbageCollector implements MonitorHandler {
     };
     for (const ref of refs) {
       const resource = this.#d.mapper.lookup(ref.apiVersion, ref.kind);
+      if (resource === undefined && this.#d.mapper.isGone(ref.apiVersion, ref.kind)) {
+        // Its kind is no longer served (the CRD was deleted, and its objects with it).
+        out.dangling.push(ref);
+        continue;
+      }
       if (resource === undefined) {
         this.#waitingForDiscovery.add(node.identity.uid);
         this.#d.queues.discover();

@@ -88,12 +88,18 @@ describe("resource mapper", () => {
     assert.equal(m.lookup("a/b/c", "Widget"), undefined, "a malformed apiVersion maps to nothing");
   });
 
-  it("keeps what it knew of group versions whose discovery failed, and forgets the rest", () => {
+  it("keeps what it knew of group versions whose discovery failed, and knows kinds that went", () => {
     const m = new ResourceMapper();
     m.update(discovery([cm, w1], [cm, w1]));
     m.update(discovery([cm], [cm], ["example.com/v1"]));
     assert.equal(m.lookup("example.com/v1", "Widget"), w1);
+    assert.equal(m.isGone("example.com/v1", "Widget"), false, "a failed group is not gone");
     m.update(discovery([cm], [cm]));
     assert.equal(m.lookup("example.com/v1", "Widget"), undefined);
+    assert.equal(m.isGone("example.com/v2", "Widget"), true, "served once, no longer");
+    assert.equal(m.isGone("example.com/v1", "Gadget"), false, "never seen: may come");
+    assert.equal(m.isGone("a/b/c", "Widget"), false);
+    m.update(discovery([cm, w1], [cm, w1]));
+    assert.equal(m.isGone("example.com/v1", "Widget"), false, "served again");
   });
 });

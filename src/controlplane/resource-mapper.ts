@@ -59,11 +59,14 @@ interface KindEntry {
 /**
  * Maps `apiVersion` + `kind` to a served resource. The exact version wins; failing that, the
  * preferred version of the same group and kind (every version serves the same objects, so an
- * owner named at an old version is still found). Invariant: after {@link update}, a group
- * version that failed discovery keeps what the last successful discovery said of it.
+ * owner named at an old version is still found). Invariants: after {@link update}, a group
+ * version that failed discovery keeps what the last successful discovery said of it; a kind is
+ * in `#gone` only while it is not served.
  */
 export class ResourceMapper {
   #kinds = new Map<string, KindEntry>();
+  /** `group/kind` of kinds a discovery listed and a later one, which did not fail, no longer did. */
+  readonly #gone = new Set<string>();
   #updated = false;
 
   /** True once {@link update} ran. */
@@ -88,8 +91,22 @@ export class ResourceMapper {
         if (discovery.failed.has(groupVersionOf(r))) add(r, old.preferred === r);
       }
     }
+    for (const key of this.#kinds.keys()) if (!kinds.has(key)) this.#gone.add(key);
+    for (const key of kinds.keys()) this.#gone.delete(key);
     this.#kinds = kinds;
     this.#updated = true;
+  }
+
+  /**
+   * True if `kind` of `apiVersion`'s group was served and no longer is (its CRD was deleted):
+   * no object of it can exist. False for kinds never seen, which may yet be served.
+   */
+  isGone(apiVersion: string, kind: string): boolean {
+    try {
+      return this.#gone.has(`${parseApiVersion(apiVersion).group}/${kind}`);
+    } catch {
+      return false;
+    }
   }
 
   /** The resource serving `kind` at `apiVersion`, or undefined if none does. */

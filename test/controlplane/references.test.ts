@@ -7,7 +7,13 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createClient } from "kontroller/client";
 import type { KubeObject } from "kontroller/core";
-import { configMaps, type EventsV1Event, eventsV1, namespaces } from "kontroller/resources";
+import {
+  configMaps,
+  customResourceDefinitions,
+  type EventsV1Event,
+  eventsV1,
+  namespaces,
+} from "kontroller/resources";
 import { startTestServer } from "kontroller/testing";
 import { ClusterView, gadgets, installCrds, ownerRef, widgets } from "./helpers.ts";
 
@@ -123,13 +129,11 @@ describe("garbage collector: references", { timeout: 60_000 }, () => {
       "the dependent to go once Widgets are served",
     );
     // The new resource is watched: its objects own things from now on.
-    const w = await client
-      .resource(widgets)
-      .create({
-        apiVersion: "example.com/v1",
-        kind: "Widget",
-        metadata: { name: "w2", namespace: "default" },
-      });
+    const w = await client.resource(widgets).create({
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: { name: "w2", namespace: "default" },
+    });
     await cms.create({ metadata: { name: "late", ownerReferences: [ownerRef(w)] } });
     await view.until(
       () => view.get("ConfigMap", "late") !== undefined,
@@ -141,5 +145,35 @@ describe("garbage collector: references", { timeout: 60_000 }, () => {
       "the dependent of the deleted widget to go",
     );
     assert.ok(s.controlPlane?.monitoredResources.some((r) => r.plural === "widgets"));
+  });
+
+  it("collects the dependents of custom resources when their CRD is deleted", async () => {
+    await using s = await startTestServer();
+    await using client = createClient({ url: s.url });
+    await installCrds(client, widgets);
+    const w = await client
+      .resource(widgets)
+      .create({
+        apiVersion: "example.com/v1",
+        kind: "Widget",
+        metadata: { name: "w", namespace: "default" },
+      });
+    const cms = client.resource(configMaps, { namespace: "default" });
+    await using view = await ClusterView.start(s.url, [configMaps], "default");
+    await cms.create({ metadata: { name: "of-w", ownerReferences: [ownerRef(w)] } });
+    await cms.create({
+      metadata: {
+        name: "of-w-and-more",
+        ownerReferences: [ownerRef(w), ownerRef(await cms.create({ metadata: { name: "more" } }))],
+      },
+    });
+    await client.resource(customResourceDefinitions).delete("widgets.example.com");
+    await view.until(
+      () =>
+        view.get("ConfigMap", "of-w") === undefined &&
+        view.get("ConfigMap", "of-w-and-more")?.metadata?.ownerReferences?.length === 1,
+      "the dependent of the widget to go, and the other to lose that reference",
+    );
+    assert.ok(!s.controlPlane?.monitoredResources.some((r) => r.plural === "widgets"));
   });
 });
