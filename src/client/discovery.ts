@@ -6,7 +6,7 @@
  */
 import { type Clock, parseApiVersion } from "../core/index.ts";
 import { type ResourceDefinition, resourceDefinition } from "../resources/index.ts";
-import { Client } from "./client.ts";
+import type { Client } from "./client.ts";
 import type { CallOptions } from "./request-options.ts";
 import { RestClient } from "./rest-client.ts";
 import { type RetryOptions, resolveRetryOptions } from "./retry.ts";
@@ -82,7 +82,8 @@ export class DiscoveryClient {
   readonly #rest: RestClient;
 
   constructor(client: Client | Transport, options: DiscoveryClientOptions = {}) {
-    const transport = client instanceof Client ? client.transport : client;
+    // Duck-typed, so that a Client from another copy of the package works too.
+    const transport = "transport" in client ? (client as Client).transport : client;
     if (typeof transport?.request !== "function") {
       throw new TypeError("DiscoveryClient: pass a Client or a Transport");
     }
