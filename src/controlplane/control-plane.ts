@@ -5,60 +5,19 @@
  */
 import {
   type Client,
-  type ClientOptions,
   createClient,
   type DiscoveredResource,
   DiscoveryClient,
 } from "../client/index.ts";
-import {
-  type Controller,
-  controller,
-  Manager,
-  type ManagerOptions,
-  type Predicate,
-} from "../controller/index.ts";
-import { checkNumber, InvalidOptionError, type KubeObject } from "../core/index.ts";
+import { type Controller, controller, Manager, type Predicate } from "../controller/index.ts";
+import type { KubeObject } from "../core/index.ts";
 import { customResourceDefinitions, namespaces } from "../resources/index.ts";
+import { type ControlPlaneOptions, resolveOptions } from "./control-plane-options.ts";
 import { GarbageCollector } from "./garbage-collector.ts";
 import { type MonitorHandler, ResourceMonitors } from "./monitors.ts";
 import { NamespaceLifecycle } from "./namespace-lifecycle.ts";
 import { type ObjectIdentity, OwnerGraph } from "./owner-graph.ts";
-import {
-  DEFAULT_IGNORED_RESOURCES,
-  deletableResources,
-  type GroupResourceName,
-  groupVersionOf,
-  ResourceMapper,
-} from "./resource-mapper.ts";
-
-/** Options for {@link ControlPlane}. */
-export interface ControlPlaneOptions
-  extends Pick<
-    ManagerOptions,
-    "logger" | "clock" | "registry" | "healthPort" | "healthHost" | "leaderElection"
-  > {
-  /** The client every controller shares. @default createClient(clientOptions) */
-  client?: Client;
-  /** How to make the client when none is given (`{ url }`, a kubeconfig). */
-  clientOptions?: ClientOptions;
-  /** Run the garbage collector. @default true */
-  garbageCollector?: boolean;
-  /** Run the namespace controller. @default true */
-  namespaceLifecycle?: boolean;
-  /** Objects the garbage collector checks at once. @default 8 */
-  garbageCollectorWorkers?: number;
-  /** Namespaces emptied at once. @default 4 */
-  namespaceWorkers?: number;
-  /**
-   * Discovery is read again this often (and whenever a CRD changes) to watch new resources.
-   * @default 30000
-   */
-  discoveryResyncMs?: number;
-  /** Resources the garbage collector does not watch. @default events (core and events.k8s.io) */
-  ignoredResources?: readonly GroupResourceName[];
-  /** In-flight reconciles get this long on stop. @default 5000 */
-  gracefulShutdownMs?: number;
-}
+import { deletableResources, groupVersionOf, ResourceMapper } from "./resource-mapper.ts";
 
 const never: Predicate = { create: () => false, update: () => false, delete: () => false };
 const deleting: Predicate = {
@@ -105,50 +64,14 @@ export class ControlPlane {
   #ready: PromiseWithResolvers<void> = Promise.withResolvers();
 
   constructor(options: ControlPlaneOptions = {}) {
-    const owner = "ControlPlane";
-    if (options.client !== undefined && options.clientOptions !== undefined) {
-      throw new InvalidOptionError(
-        owner,
-        "clientOptions",
-        "(options)",
-        "must not be given with client",
-      );
-    }
-    const gcOn = options.garbageCollector ?? true;
-    const nsOn = options.namespaceLifecycle ?? true;
-    for (const [name, v] of Object.entries({ garbageCollector: gcOn, namespaceLifecycle: nsOn })) {
-      if (typeof v !== "boolean") throw new InvalidOptionError(owner, name, v, "must be a boolean");
-    }
-    const gcWorkers = checkNumber(
-      owner,
-      "garbageCollectorWorkers",
-      options.garbageCollectorWorkers ?? 8,
-      {
-        min: 1,
-        integer: true,
-      },
-    );
-    const nsWorkers = checkNumber(owner, "namespaceWorkers", options.namespaceWorkers ?? 4, {
-      min: 1,
-      integer: true,
-    });
-    const resyncMs = checkNumber(owner, "discoveryResyncMs", options.discoveryResyncMs ?? 30_000, {
-      min: 100,
-    });
-    const ignored = options.ignoredResources ?? DEFAULT_IGNORED_RESOURCES;
+    const { gcOn, nsOn, gcWorkers, nsWorkers, resyncMs, ignored, gracefulShutdownMs } =
+      resolveOptions(options);
     this.#ownsClient = options.client === undefined;
     this.#client = options.client ?? createClient(options.clientOptions);
     this.manager = new Manager({
       name: "kontroller-controller-manager",
       client: this.#client,
-      gracefulShutdownMs: checkNumber(
-        owner,
-        "gracefulShutdownMs",
-        options.gracefulShutdownMs ?? 5000,
-        {
-          min: 0,
-        },
-      ),
+      gracefulShutdownMs,
       ...pick(options, [
         "logger",
         "clock",

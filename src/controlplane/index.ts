@@ -5,7 +5,8 @@
  * Terminating namespaces). Built with kontroller/controller; they talk to any server over the
  * wire.
  */
-export { ControlPlane, type ControlPlaneOptions, startControlPlane } from "./control-plane.ts";
+export { ControlPlane, startControlPlane } from "./control-plane.ts";
+export type { ControlPlaneOptions } from "./control-plane-options.ts";
 export {
   type ContentReport,
   type NamespaceCondition,
