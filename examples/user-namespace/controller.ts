@@ -4,7 +4,7 @@
  * (a folder under a data directory, standing in for an external system) before the User goes
  * away; status with the namespace, the observed generation and a Ready condition.
  */
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
   addFinalizer,
@@ -77,12 +77,15 @@ export function userNamespaceController(
       if (!hasFinalizer(user, CLEANUP_FINALIZER))
         user = await addFinalizer(users, user, CLEANUP_FINALIZER, { signal });
 
-      // The external system: a folder with the user's profile.
+      // The external system: a folder with the user's profile, replaced atomically (write, then
+      // rename) so that a reader never sees half a file.
       await mkdir(stateDir(name), { recursive: true });
+      const profile = join(stateDir(name), "profile.json");
       await writeFile(
-        join(stateDir(name), "profile.json"),
+        `${profile}.tmp`,
         `${JSON.stringify({ name, displayName: user.spec.displayName })}\n`,
       );
+      await rename(`${profile}.tmp`, profile);
 
       const owner = user;
       const ns = namespaceFor(name);
