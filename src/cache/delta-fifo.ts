@@ -45,7 +45,7 @@ export class FifoClosedError extends Error {
  * Invariant: `#waiter` is set only while the queue is empty and a `pop` is waiting.
  */
 export class DeltaFIFO<T extends KubeObject> {
-  readonly #queue = new RingBuffer<Delta<T>>();
+  #queue = new RingBuffer<Delta<T>>();
   readonly #transform: ((obj: T) => T) | undefined;
   #waiter: (() => void) | undefined;
   #closed = false;
@@ -124,6 +124,8 @@ export class DeltaFIFO<T extends KubeObject> {
     const n = Math.min(max, this.#queue.size);
     const out = new Array<Delta<T>>(n);
     for (let i = 0; i < n; i++) out[i] = this.#queue.shift()!;
+    // After a burst, drop the grown storage rather than keep it for the informer's life.
+    if (this.#queue.size === 0 && this.#queue.capacity > 1024) this.#queue = new RingBuffer();
     return out;
   }
 

@@ -23,6 +23,13 @@ const byNode = { node: (p: Pod) => (p.spec?.nodeName ? [p.spec.nodeName] : []) }
 const byVolume = { volume: (p: Pod) => p.spec?.volumes ?? [] };
 
 describe("Indexer", () => {
+  it("refuses objects without a name", () => {
+    assert.throws(
+      () => new Indexer<Pod>().upsert({ metadata: { name: "" } }),
+      /without metadata.name/,
+    );
+  });
+
   it("stores by namespace/name (name for cluster scope) and upserts", () => {
     const ix = new Indexer<Pod>();
     assert.equal(ix.upsert(pod("a", "x")), undefined);
@@ -78,7 +85,11 @@ describe("Indexer", () => {
     const ix = new Indexer<Pod>({ indexers: byNode });
     ix.upsert(pod("a", "x", { nodeName: "n1" }));
     const old = ix.replace([pod("b", "y", { nodeName: "n2" })], "42");
-    assert.deepEqual([...old.keys()], ["a/x"]);
+    const was: string[] = [];
+    old.forEach((o, ns, name) => was.push(`${ns}/${name}:${o.metadata.name}`));
+    assert.deepEqual(was, ["a/x:x"]);
+    assert.equal(old.get("a", "x")?.metadata.name, "x");
+    assert.equal(old.get("b", "y"), undefined);
     assert.deepEqual(ix.listKeys(), ["b/y"]);
     assert.deepEqual(ix.listIndexFuncValues("node"), ["n2"]);
     assert.equal(ix.resourceVersion, "42");

@@ -45,6 +45,9 @@ export interface HandlerRegistration {
   readonly pending: number;
 }
 
+/** Slots a handler's buffer starts with (client-go: 1024); it grows as needed. */
+const INITIAL_CAPACITY = 1024;
+
 /** Yield to the event loop after this many consecutive synchronous calls. */
 const CALLS_PER_TURN = 1000;
 
@@ -61,7 +64,7 @@ export class ProcessorListener<T extends KubeObject> implements HandlerRegistrat
   readonly resyncPeriodMs: number;
   /** When the next resync is due (clock time); meaningful when `resyncPeriodMs > 0`. */
   nextResyncAt = 0;
-  readonly #buffer = new RingBuffer<Notification<T>>({ initialCapacity: 1024 });
+  #buffer = new RingBuffer<Notification<T>>({ initialCapacity: INITIAL_CAPACITY });
   readonly #informerSynced: () => boolean;
   readonly #onError: (error: unknown, n: Notification<T>) => void;
   #initialPending = 0;
@@ -150,6 +153,10 @@ export class ProcessorListener<T extends KubeObject> implements HandlerRegistrat
       }
     }
     this.#running = false;
+    // A burst (an initial list) grew the buffer: do not keep its slots for the informer's life.
+    if (this.#buffer.size === 0 && this.#buffer.capacity > INITIAL_CAPACITY) {
+      this.#buffer = new RingBuffer({ initialCapacity: INITIAL_CAPACITY });
+    }
   }
 
   #call(n: Notification<T>): void | Promise<void> {

@@ -8,6 +8,7 @@ import {
   checkNumber,
   DeletedFinalStateUnknown,
   type KubeObject,
+  keyOf,
   objectKey,
   realClock,
 } from "../core/index.ts";
@@ -264,7 +265,7 @@ export class SharedInformer<T extends KubeObject> {
         return;
       }
       case "DELETED": {
-        this.#indexer.delete(objectKey(d.object));
+        this.#indexer.deleteIn(d.object.metadata?.namespace ?? "", d.object.metadata?.name ?? "");
         this.#indexer.setResourceVersion(d.object.metadata!.resourceVersion!);
         this.#notify({ kind: "delete", obj: d.object });
         return;
@@ -281,13 +282,14 @@ export class SharedInformer<T extends KubeObject> {
   /** A relist: swap the cache, then tombstones for what vanished, then adds and updates. */
   #replace(objects: readonly T[], rv: string): void {
     const old = this.#indexer.replace(objects, rv);
-    for (const [key, obj] of old) {
-      if (!this.#indexer.has(key))
-        this.#notify({ kind: "delete", obj: new DeletedFinalStateUnknown(key, obj) });
-    }
+    old.forEach((obj, ns, name) => {
+      if (this.#indexer.getIn(ns, name) === undefined) {
+        this.#notify({ kind: "delete", obj: new DeletedFinalStateUnknown(keyOf(ns, name), obj) });
+      }
+    });
     const initial = !this.#synced;
     for (const obj of objects) {
-      const prev = old.get(objectKey(obj));
+      const prev = old.get(obj.metadata?.namespace ?? "", obj.metadata!.name!);
       this.#notify(
         prev === undefined ? { kind: "add", obj, initial } : { kind: "update", old: prev, obj },
       );

@@ -55,12 +55,14 @@ export class ResourceClient<T extends KubeObject> {
   readonly namespace: string | undefined;
   readonly #rest: RestClient;
   readonly #expect: ExpectedKind;
+  readonly #typeMetaPrefix: string;
 
   constructor(rest: RestClient, definition: ResourceDefinition<T>, namespace?: string) {
     this.#rest = rest;
     this.definition = definition;
     this.namespace = isNamespaced(definition) ? namespace : undefined;
     this.#expect = { kind: definition.kind, apiVersion: apiVersionOf(definition) };
+    this.#typeMetaPrefix = `{"kind":${JSON.stringify(definition.kind)},"apiVersion":${JSON.stringify(this.#expect.apiVersion)},`;
   }
 
   /** The same client bound to `namespace`. */
@@ -339,20 +341,29 @@ export class ResourceClient<T extends KubeObject> {
     return ns;
   }
 
+  /**
+   * Parses one list item. Items of built-in kinds come without `kind` and `apiVersion`; they
+   * are written into the text before parsing (rather than set on the parsed object, which would
+   * cost every cached object an extra property store).
+   */
   #decodeItem(text: string): T {
+    const typed = text.startsWith('{"kind"') || text.startsWith('{"apiVersion"');
+    const full = typed ? text : withTypeMeta(this.#typeMetaPrefix, text);
     let obj: unknown;
     try {
-      obj = JSON.parse(text);
+      obj = JSON.parse(full);
     } catch (cause) {
       throw new DecodeError("InvalidJSON", "a list item is not valid JSON", text, { cause });
     }
     checkObject(obj, this.#expect, false, () => text);
-    if (obj.kind === undefined) {
-      obj.kind = this.#expect.kind;
-      obj.apiVersion = this.#expect.apiVersion;
-    }
     return obj as T;
   }
+}
+
+/** `{"kind":…,"apiVersion":…,` + the rest of the object `text` (a later `kind` key still wins). */
+function withTypeMeta(prefix: string, text: string): string {
+  const rest = text.slice(1);
+  return /^\s*\}/.test(rest) ? `${prefix.slice(0, -1)}}` : prefix + rest;
 }
 
 function nameOf(obj: KubeObject): string {

@@ -1,0 +1,86 @@
+/**
+ * The informers under comparison behind one small interface: kontroller's SharedInformer and
+ * @kubernetes/client-node's `makeInformer`, both for the ConfigMaps of one namespace, both with
+ * one handler.
+ */
+import * as k8s from "@kubernetes/client-node";
+import { listerWatcherFor, SharedInformer } from "kontroller/cache";
+import { createClient } from "kontroller/client";
+import { type ConfigMap, configMaps } from "kontroller/resources";
+
+/** Called for every add and update the informer delivers. */
+export type Handler = (obj: ConfigMap) => void;
+
+/** An informer, started and stopped the same way whatever its library. */
+export interface PeerInformer {
+  /** Starts it; resolves once the handler has been given every object of the initial list. */
+  start(): Promise<void>;
+  /** Stops it and releases its connections. */
+  stop(): Promise<void>;
+}
+
+/** Builds an informer for `namespace` on the server at `url`. */
+export type Peer = (url: string, namespace: string, handler: Handler) => PeerInformer;
+
+const silent = { error() {}, warn() {}, info() {}, debug() {} };
+
+/** kontroller: a SharedInformer over a ResourceClient; synced = its handler saw the list. */
+export const kontrollerPeer: Peer = (url, namespace, handler) => {
+  const client = createClient({ url });
+  const informer = new SharedInformer<ConfigMap>({
+    listerWatcher: listerWatcherFor(client.resource(configMaps, { namespace })),
+    logger: silent,
+    onWatchError: (f) => {
+      if (process.env.KONTROLLER_BENCH_DEBUG)
+        console.error("watch failure", f.phase, f.recovery, String(f.error));
+    },
+  });
+  const registration = informer.addEventHandler({
+    onAdd: handler,
+    onUpdate: (_old, obj) => handler(obj),
+  });
+  let running: Promise<void> | undefined;
+  return {
+    async start() {
+      running = informer.run();
+      await registration.waitForSync();
+    },
+    async stop() {
+      await informer.stop();
+      await running;
+      await client.close();
+    },
+  };
+};
+
+/**
+ * @kubernetes/client-node 2.x: `makeInformer` with the generated `listNamespacedConfigMap` as
+ * its list function; `start()` resolves after the list was delivered and the watch opened.
+ */
+export const clientNodePeer: Peer = (url, namespace, handler) => {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: "bench", server: url, skipTLSVerify: true }],
+    users: [{ name: "bench" }],
+    contexts: [{ name: "bench", cluster: "bench", user: "bench" }],
+    currentContext: "bench",
+  });
+  const api = kc.makeApiClient(k8s.CoreV1Api);
+  const informer = k8s.makeInformer<k8s.V1ConfigMap>(
+    kc,
+    `/api/v1/namespaces/${namespace}/configmaps`,
+    () => api.listNamespacedConfigMap({ namespace }),
+  );
+  informer.on("add", (obj) => handler(obj as ConfigMap));
+  informer.on("update", (obj) => handler(obj as ConfigMap));
+  return {
+    start: () => informer.start(),
+    stop: () => informer.stop(),
+  };
+};
+
+/** The peers by the `impl` names the benchmark reports. */
+export const peers: Record<string, Peer> = {
+  kontroller: kontrollerPeer,
+  "client-node": clientNodePeer,
+};

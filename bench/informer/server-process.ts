@@ -1,0 +1,85 @@
+/**
+ * The informer benchmark's server process: the embedded API server, with a fault proxy in
+ * front, run apart from the benchmark so that serving does not compete with the informers
+ * under test for the event loop. Driven over IPC by `server-control.ts`.
+ */
+import { ApiServer } from "kontroller/apiserver";
+import { createClient } from "kontroller/client";
+import { configMaps, namespaces } from "kontroller/resources";
+import { startFaultProxy } from "kontroller/testing";
+import type { Reply, Request } from "./protocol.ts";
+
+const server = new ApiServer({ compactionIntervalMs: 0 });
+const url = await server.listen();
+const proxy = await startFaultProxy({ target: url });
+const client = createClient({ url });
+
+function reply(r: Reply): void {
+  process.send!(r);
+}
+
+/** Runs `n` tasks with at most `width` in flight. */
+async function parallel(
+  n: number,
+  width: number,
+  task: (i: number) => Promise<unknown>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < n) await task(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(width, n) }, worker));
+}
+
+async function handle(msg: Request): Promise<void> {
+  switch (msg.type) {
+    case "populate": {
+      const started = performance.now();
+      await client.resource(namespaces).create({ metadata: { name: msg.namespace } });
+      const cms = client.resource(configMaps, { namespace: msg.namespace });
+      const payload = "x".repeat(msg.bytes);
+      await parallel(msg.count, 64, (i) =>
+        cms.create({
+          metadata: { name: `cm-${i}`, labels: { app: "bench" } },
+          data: { seq: "0", payload },
+        }),
+      );
+      reply({ type: "populated", ms: performance.now() - started });
+      return;
+    }
+    case "stall":
+      // Also the watch an informer opens right after syncing, which may not be open yet.
+      proxy.stallWatches({ newWatches: true });
+      reply({ type: "stalled" });
+      return;
+    case "burst": {
+      const cms = client.resource(configMaps, { namespace: msg.namespace });
+      await parallel(msg.count, 64, (i) =>
+        cms.patch(`cm-${i % msg.objects}`, "merge", { data: { seq: String(msg.firstSeq + i) } }),
+      );
+      reply({ type: "burst-done" });
+      return;
+    }
+    case "resume":
+      proxy.resumeWatches();
+      reply({ type: "resumed" });
+      return;
+    case "stats":
+      reply({
+        type: "stats",
+        stats: Object.entries(server.stats()).find(([k]) => k.includes("configmaps"))?.[1],
+      });
+      return;
+    case "stop":
+      await client.close();
+      await proxy.close();
+      await server.close();
+      process.disconnect();
+      return;
+  }
+}
+
+process.on("message", (msg: Request) => {
+  handle(msg).catch((err: unknown) => reply({ type: "error", message: String(err) }));
+});
+reply({ type: "ready", url, proxyUrl: proxy.url });
