@@ -151,13 +151,11 @@ describe("garbage collector: references", { timeout: 60_000 }, () => {
     await using s = await startTestServer();
     await using client = createClient({ url: s.url });
     await installCrds(client, widgets);
-    const w = await client
-      .resource(widgets)
-      .create({
-        apiVersion: "example.com/v1",
-        kind: "Widget",
-        metadata: { name: "w", namespace: "default" },
-      });
+    const w = await client.resource(widgets).create({
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: { name: "w", namespace: "default" },
+    });
     const cms = client.resource(configMaps, { namespace: "default" });
     await using view = await ClusterView.start(s.url, [configMaps], "default");
     await cms.create({ metadata: { name: "of-w", ownerReferences: [ownerRef(w)] } });
