@@ -8,9 +8,12 @@
 export { ControlPlane, startControlPlane } from "./control-plane.ts";
 export type { ControlPlaneOptions } from "./control-plane-options.ts";
 export {
-  type ContentReport,
+  CONTENT_FAILURE,
+  CONTENT_REMAINING,
+  DISCOVERY_FAILURE,
+  FINALIZERS_REMAINING,
+  GROUP_VERSION_PARSING_FAILURE,
   type NamespaceCondition,
-  updateConditions as namespaceConditions,
 } from "./namespace-conditions.ts";
 export { KUBERNETES_FINALIZER } from "./namespace-lifecycle.ts";
 export {

@@ -25,10 +25,15 @@ export interface ContentReport {
   finalizers: ReadonlyMap<string, number>;
 }
 
+/** Condition type: discovery failed (wholly or for some group versions). */
 export const DISCOVERY_FAILURE = "NamespaceDeletionDiscoveryFailure";
+/** Condition type: a group version did not parse (always ok here: discovery parses them). */
 export const GROUP_VERSION_PARSING_FAILURE = "NamespaceDeletionGroupVersionParsingFailure";
+/** Condition type: deleting some resource's objects failed. */
 export const CONTENT_FAILURE = "NamespaceDeletionContentFailure";
+/** Condition type: objects are left (held by finalizers, or terminating). */
 export const CONTENT_REMAINING = "NamespaceContentRemaining";
+/** Condition type: the finalizers that hold what is left. */
 export const FINALIZERS_REMAINING = "NamespaceFinalizersRemaining";
 
 const TYPES = [
