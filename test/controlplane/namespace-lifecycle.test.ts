@@ -84,12 +84,20 @@ describe("namespace controller", { timeout: 60_000 }, () => {
     assert.equal(view.names("Widget").length, 2);
 
     await kubectl("delete", "namespace", "full", "--wait=false");
-    await view.until(() => {
-      const c = conditions(view.get("Namespace", "full"));
-      return c.NamespaceFinalizersRemaining?.status === "True";
-    }, "the conditions to report the held widget");
+    const left = (kind: string) => (kind === "Widget" ? ["held"] : []);
+    await view.until(
+      () =>
+        conditions(view.get("Namespace", "full")).NamespaceFinalizersRemaining?.status === "True" &&
+        NAMESPACED.every((def) => view.names(def.kind).join() === left(def.kind).join()),
+      "everything but the held widget to go, and the conditions to say so",
+    );
     for (const def of NAMESPACED) {
-      assert.deepEqual(view.names(def.kind), def.kind === "Widget" ? ["held"] : [], def.kind);
+      const { items } = await client.resource(def, { namespace: "full" }).list();
+      assert.deepEqual(
+        items.map((o) => o.metadata?.name),
+        left(def.kind),
+        def.kind,
+      );
     }
     const ns = JSON.parse(await kubectl("get", "namespace", "full", "-o", "json"));
     assert.equal(ns.status.phase, "Terminating");
