@@ -1,3 +1,8 @@
+/**
+ * The work-queue conformance suites: the behaviour checklist of the workqueue reference (items B,
+ * Q, D, R), one named test per item, runnable against any queue or strategy. One file because it is
+ * one suite per seam (longer than our usual files: the checklist is long).
+ */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {

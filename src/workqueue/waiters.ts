@@ -1,10 +1,4 @@
-/**
- * The blocked `get()` calls of a queue, served first come, first served.
- *
- * A doubly linked list, so that a waiter whose signal aborts leaves the list at once (an idle
- * queue polled with timeouts never accumulates dead waiters). A waiter is in the list exactly
- * while its promise is pending and no one has settled it.
- */
+/** A blocked `get()`: how to settle it, and its links in the list. */
 interface Waiter<T> {
   resolve: (value: T | undefined) => void;
   reject: (reason: unknown) => void;
@@ -14,6 +8,14 @@ interface Waiter<T> {
   next: Waiter<T> | undefined;
 }
 
+/**
+ * The blocked `get()` calls of a queue, served first come, first served.
+ *
+ * A doubly linked list, so that a waiter whose signal aborts leaves the list at once (an idle
+ * queue polled with timeouts never accumulates dead waiters). A waiter is in the list exactly
+ * while its promise is pending and no one has settled it; its abort listener is removed when it
+ * leaves.
+ */
 export class Waiters<T> {
   #head: Waiter<T> | undefined;
   #tail: Waiter<T> | undefined;

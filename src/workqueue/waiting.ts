@@ -14,9 +14,11 @@ interface Slot<T> {
 
 const earlier = <T>(a: Bucket<T>, b: Bucket<T>) => a.at < b.at;
 
-/** What {@link WaitingItems.add} did. */
+/** {@link WaitingItems.add} result: the item already waited, to no later time. */
 export const UNCHANGED = 0;
+/** {@link WaitingItems.add} result: the item already waited, and now waits less. */
 export const MOVED_EARLIER = 1;
+/** {@link WaitingItems.add} result: the item was not waiting. */
 export const ADDED = 2;
 
 /** Buckets per millisecond: ready times are rounded up to 1/8 ms (a power of two, so exact). */
