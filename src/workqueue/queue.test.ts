@@ -124,6 +124,27 @@ describe("Queue", () => {
     assert.equal(await q.get(), "c");
   });
 
+  it("on the default clock, hand-outs in one turn of the event loop share a clock reading", async () => {
+    const realNow = performance.now;
+    let t = realNow.call(performance);
+    performance.now = () => t;
+    try {
+      const q = new Queue();
+      for (const k of ["a", "b", "c"]) q.add(k);
+      await q.get();
+      t += 5;
+      await q.get();
+      await tick();
+      t += 5;
+      await q.get();
+      const since = q.snapshot().inFlight.map((e) => e.sinceMs);
+      assert.deepEqual([since[1]! - since[0]!, since[2]! - since[0]!], [0, 10]);
+      q.shutDown();
+    } finally {
+      performance.now = realNow;
+    }
+  });
+
   it("is disposable: `using` shuts it down", async () => {
     let q: Queue | undefined;
     {

@@ -1,10 +1,4 @@
-import {
-  type CancelTimer,
-  type Clock,
-  InvalidOptionError,
-  preciseClock,
-  raceAbort,
-} from "../core/index.ts";
+import { type Clock, InvalidOptionError, preciseClock, raceAbort } from "../core/index.ts";
 import {
   type Entry,
   type EntryStorage,
@@ -75,8 +69,7 @@ const RESOLVED_UNDEFINED: Promise<undefined> = Promise.resolve(undefined);
  * objects you rebuild per event.
  *
  * `add`, `done` and `shutDown` are synchronous; `get` returns a promise that is already settled
- * when an item is ready. The constructor starts nothing and sets no timer; a hand-out without
- * metrics sets one zero-delay timer per turn of the event loop (see `#turnStamp`).
+ * when an item is ready. The constructor starts nothing and sets no timer.
  */
 export class Queue<T extends NonNullable<unknown> = string> {
   /** The clock the queue stamps with. */
@@ -96,16 +89,18 @@ export class Queue<T extends NonNullable<unknown> = string> {
   /** `Entry.since` is relative to this clock reading, so that it is usually a small integer. */
   #epoch: number | undefined;
   /**
-   * The hand-out time of this turn of the event loop (ms after `#epoch`), while a clock timer of
-   * zero delay is pending to forget it: without metrics, hand-outs read the clock once per turn
-   * (reading it costs as much as the rest of a hand-out), so `sinceMs` is accurate to the turn.
-   * Undefined when there is no stamp, with metrics, and after shutdown.
+   * True when hand-outs may share one clock reading per turn of the event loop: on the default
+   * clock, without metrics. Reading the clock costs as much as the rest of a hand-out, and
+   * `sinceMs` (for debugging) needs no more precision than the turn. An injected clock (a
+   * `FakeClock` in a test) and metrics get one reading per hand-out.
    */
+  readonly #perTurn: boolean;
+  /** This turn's hand-out time (ms after `#epoch`) while `#turnEnd` is pending to forget it. */
   #turnStamp: number | undefined;
-  #cancelTurn: CancelTimer | undefined;
+  #turnEnd: NodeJS.Immediate | undefined;
   readonly #endTurn = () => {
     this.#turnStamp = undefined;
-    this.#cancelTurn = undefined;
+    this.#turnEnd = undefined;
   };
   readonly #storage: EntryStorage<T>;
   readonly #waiters = new Waiters<T>();
@@ -136,6 +131,7 @@ export class Queue<T extends NonNullable<unknown> = string> {
       name === undefined || metrics === undefined || metrics === noopMetricsProvider
         ? undefined
         : new QueueMetricsRecorder<T>(this.clock, metrics, name);
+    this.#perTurn = this.clock === preciseClock && this.#recorder === undefined;
   }
 
   /** Items ready to be handed out: not in flight, not waiting for a delay. Informational only. */
@@ -278,13 +274,12 @@ export class Queue<T extends NonNullable<unknown> = string> {
   #handOut(): T {
     const entry = this.#storage.pop();
     entry.state = IN_FLIGHT;
-    const recorder = this.#recorder;
-    if (recorder === undefined) {
+    if (this.#perTurn) {
       entry.since = this.#turnStamp ?? this.#stampTurn();
     } else {
       const now = this.clock.now();
       entry.since = this.#sinceEpoch(now);
-      recorder.handedOut(entry.item, now);
+      this.#recorder?.handedOut(entry.item, now);
     }
     this.#inFlight.add(entry);
     return entry.item;
@@ -300,7 +295,7 @@ export class Queue<T extends NonNullable<unknown> = string> {
     const stamp = this.#sinceEpoch(this.clock.now());
     if (!this.#shuttingDown) {
       this.#turnStamp = stamp;
-      this.#cancelTurn = this.clock.setTimer(0, this.#endTurn);
+      this.#turnEnd = setImmediate(this.#endTurn);
     }
     return stamp;
   }
@@ -314,7 +309,7 @@ export class Queue<T extends NonNullable<unknown> = string> {
   #beginShutdown(): void {
     if (this.#shuttingDown) return;
     this.#shuttingDown = true;
-    this.#cancelTurn?.();
+    if (this.#turnEnd !== undefined) clearImmediate(this.#turnEnd);
     this.#endTurn();
     this.onShutDown();
     // A blocked get means the strategy is empty: nothing is left for it.
