@@ -4,6 +4,7 @@ import type {
   ConfigMap,
   Event,
   Namespace,
+  Node,
   Pod,
   Secret,
   Service,
@@ -19,6 +20,7 @@ export type {
   ConfigMap,
   Event,
   Namespace,
+  Node,
   Pod,
   Secret,
   Service,
@@ -82,6 +84,19 @@ export const pods: ResourceDefinition<Pod> = resourceDefinition({
   categories: ["all"],
 });
 
+/**
+ * core/v1 Node (cluster-scoped): a machine pods are bound to, with its capacity, allocatable
+ * resources and conditions in `status`. The embedded server stores nodes; no kubelet runs them.
+ */
+export const nodes: ResourceDefinition<Node> = resourceDefinition({
+  group: "",
+  version: "v1",
+  kind: "Node",
+  plural: "nodes",
+  scope: "Cluster",
+  shortNames: ["no"],
+});
+
 /** core/v1 Event (the legacy event type that client-go's `tools/record` writes). */
 export const events: ResourceDefinition<Event> = resourceDefinition({
   group: "",
@@ -138,6 +153,7 @@ export const builtinResources: readonly ResourceDefinition[] = Object.freeze([
   services,
   serviceAccounts,
   pods,
+  nodes,
   events,
   eventsV1,
   leases,

@@ -32,14 +32,17 @@ function walk(
     return;
   }
   const o = value as Record<string, unknown>;
-  const preserve = s["x-kubernetes-preserve-unknown-fields"] === true;
+  const preserve =
+    s["x-kubernetes-preserve-unknown-fields"] === true || s.additionalProperties === true;
   const embedded = s["x-kubernetes-embedded-resource"] === true;
   if (s.properties !== undefined) {
     for (const key of Object.keys(o)) {
+      // apiVersion, kind and metadata of an object are the server's, whatever the schema says.
+      if ((root || embedded) && ROOT_META.has(key)) continue;
       const child = s.properties[key];
       const childPath = join(path, key);
       if (child !== undefined) walk(child, o[key], childPath, false, removed);
-      else if (!preserve && !((root || embedded) && ROOT_META.has(key))) {
+      else if (!preserve) {
         delete o[key];
         removed.push(childPath);
       }

@@ -212,6 +212,19 @@ describe("compileSchema", () => {
 });
 
 describe("prune", () => {
+  it("leaves an object's metadata alone even when the schema declares metadata as a bare object", () => {
+    const crdRoot: OpenApiSchema = {
+      type: "object",
+      properties: {
+        metadata: { type: "object" },
+        spec: { type: "object", properties: { a: { type: "string" } } },
+      },
+    };
+    const obj = { metadata: { name: "x", labels: { a: "b" } }, spec: { a: "1", b: 2 } };
+    assert.deepEqual(prune(crdRoot, obj), ["spec.b"]);
+    assert.deepEqual(obj.metadata, { name: "x", labels: { a: "b" } });
+  });
+
   it("drops unknown fields, keeps preserved ones and root metadata, reports what it removed", () => {
     const obj = {
       apiVersion: "example.com/v1",

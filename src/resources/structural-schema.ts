@@ -127,6 +127,17 @@ function checkNode(
       "Forbidden: must not be false; unknown fields are pruned instead",
     );
   }
+  if (typeof node.pattern === "string") {
+    try {
+      new RegExp(node.pattern, "u");
+    } catch (err) {
+      at(
+        `${path}.pattern`,
+        "FieldValueInvalid",
+        `Invalid value: ${JSON.stringify(node.pattern)}: must be a valid regular expression: ${(err as Error).message}`,
+      );
+    }
+  }
   if (node.uniqueItems === true) {
     at(
       `${path}.uniqueItems`,

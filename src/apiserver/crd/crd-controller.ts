@@ -5,7 +5,14 @@ import {
   LabelSelector,
   parseLabelSelector,
 } from "../../core/index.ts";
-import { customResourceDefinitions, resourceDefinition } from "../../resources/index.ts";
+import {
+  applyDefaults,
+  compileSchema,
+  customResourceDefinitions,
+  type OpenApiSchema,
+  prune,
+  resourceDefinition,
+} from "../../resources/index.ts";
 import type { ScaleHandler } from "../http/resource-handler.ts";
 import { metaOf } from "../registry/codec.ts";
 import { ALL_VERBS, type Registry, type ServedResource } from "../registry/registry.ts";
@@ -16,7 +23,6 @@ import { jsonEncoder, type WatchEncoder } from "../watchcache/cache-event.ts";
 import type { CacheWatcher } from "../watchcache/cache-watcher.ts";
 import { CRD_CLEANUP_FINALIZER, crdStrategy } from "./crd-strategy.ts";
 import { evaluateJsonPath } from "./json-path.ts";
-import { applyDefaults, prune, type SchemaNode, SchemaValidator } from "./schema.ts";
 
 const CRD_PREFIX = "/registry/apiextensions.k8s.io/customresourcedefinitions/";
 
@@ -24,7 +30,7 @@ interface CrdVersion {
   name: string;
   served?: boolean;
   storage?: boolean;
-  schema?: { openAPIV3Schema?: SchemaNode };
+  schema?: { openAPIV3Schema?: OpenApiSchema };
   subresources?: {
     status?: object;
     scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
@@ -267,11 +273,12 @@ export class CrdController {
         shortNames: names.shortNames ?? [],
         categories: names.categories ?? [],
       });
-      const schema = v.schema?.openAPIV3Schema ?? {
+      const schema: OpenApiSchema = v.schema?.openAPIV3Schema ?? {
         type: "object",
         "x-kubernetes-preserve-unknown-fields": true,
       };
-      const validator = new SchemaValidator(schema);
+      // The same validation, pruning and defaulting as the client side of kontroller/resources.
+      const validator = compileSchema(schema);
       const hasStatus = v.subresources?.status !== undefined;
       const strategy: Strategy = {
         trackGeneration: true,
@@ -294,15 +301,15 @@ export class CrdController {
         strategicMerge: false,
         encoder,
         storageApiVersion: `${group}/${storageVersion}`,
-        validate: (o) => validator.causes(o),
+        validate: (o) => validator(o),
         normalize: (o, strict) => {
-          const dropped = prune(o, schema);
+          const dropped = prune(schema, o);
           if (strict && dropped.length > 0) {
             throw errors.badRequest(
               `${names.kind} in version "${v.name}" cannot be handled as a ${names.kind}: strict decoding error: ${dropped.map((d) => `unknown field "${d}"`).join(", ")}`,
             );
           }
-          applyDefaults(o, schema);
+          applyDefaults(schema, o);
         },
         custom: {
           printerColumns: v.additionalPrinterColumns ?? [],

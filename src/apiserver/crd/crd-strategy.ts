@@ -1,5 +1,6 @@
 import type { KubeObject, StatusCause } from "../../core/index.ts";
 import { checkDns1123Label, checkDns1123Subdomain } from "../../core/index.ts";
+import { type OpenApiSchema, structuralProblems } from "../../resources/index.ts";
 import { metaOf } from "../registry/codec.ts";
 import { field } from "../registry/field-errors.ts";
 import {
@@ -12,7 +13,6 @@ import {
   stringAt,
 } from "../registry/strategies/util.ts";
 import type { Strategy } from "../registry/strategy.ts";
-import { structuralCauses } from "./schema.ts";
 
 /** The finalizer that keeps a CRD until its custom resources are deleted. */
 export const CRD_CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io";
@@ -112,7 +112,8 @@ export const crdStrategy: Strategy = {
       const schema = recordAt(recordAt(v, "schema") ?? {}, "openAPIV3Schema");
       if (schema === undefined)
         causes.push(field.required(`${p}.schema.openAPIV3Schema`, "schemas are required"));
-      else causes.push(...structuralCauses(schema, `${p}.schema.openAPIV3Schema`));
+      else
+        causes.push(...structuralProblems(schema as OpenApiSchema, `${p}.schema.openAPIV3Schema`));
     });
     const strategy = stringAt(spec, "conversion.strategy");
     if (strategy !== undefined && strategy !== "None")
