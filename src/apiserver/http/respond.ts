@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { ApiError, errors, type Status } from "../../core/index.ts";
+import { isStorageError } from "../storage/storage-error.ts";
 
 /** Writes a JSON body (an object, or JSON text already encoded). */
 export function sendJson(
@@ -16,9 +17,17 @@ export function sendJson(
   res.end(text);
 }
 
-/** Any thrown value as the `ApiError` the client sees (500 for what is not one). */
+/**
+ * Any thrown value as the `ApiError` the client sees: 503 with Retry-After for storage that
+ * cannot be reached (etcd down), 500 for anything else that is not one.
+ */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  if (isStorageError(err, "Unavailable")) {
+    const e = errors.serviceUnavailable(err.message);
+    e.status.details = { retryAfterSeconds: 1 };
+    return e;
+  }
   const message = err instanceof Error ? err.message : String(err);
   return errors.internal(message);
 }

@@ -5,11 +5,13 @@ export type StorageErrorCode =
   | "Conflict"
   | "Compacted"
   | "FutureRevision"
-  | "Closed";
+  | "Closed"
+  /** The backend cannot be reached (etcd down or not answering); retry later. */
+  | "Unavailable";
 
 /**
  * A failed storage call. The registry maps each code to the Kubernetes error a client sees
- * (AlreadyExists, NotFound, Conflict, Expired, Timeout).
+ * (AlreadyExists, NotFound, Conflict, Expired, Timeout, ServiceUnavailable).
  */
 export class StorageError extends Error {
   readonly code: StorageErrorCode;
