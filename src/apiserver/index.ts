@@ -4,6 +4,11 @@
  */
 export { kubeconfigFor } from "./http/kubeconfig.ts";
 export { ApiServer, type ApiServerOptions } from "./http/server.ts";
+export {
+  type EtcdReadyOptions,
+  EtcdStorage,
+  type EtcdStorageOptions,
+} from "./storage/etcd-storage.ts";
 export { MemoryStorage } from "./storage/memory-storage.ts";
 export {
   type DeleteResult,

@@ -3,6 +3,12 @@
  * and the conformance suites.
  */
 export { type ClockDriver, clockConformance } from "./clock-conformance.ts";
+export {
+  EtcdNotFoundError,
+  type EtcdProcess,
+  type StartEtcdOptions,
+  startEtcd,
+} from "./etcd.ts";
 export { FakeClock, type FakeClockOptions } from "./fake-clock.ts";
 export {
   type FakeCall,
