@@ -5,6 +5,7 @@ import { ApiServer, type ApiServerOptions, kubeconfigFor } from "../apiserver/in
 import { silentLogger } from "../cache/index.ts";
 import { HttpTransport } from "../client/index.ts";
 import { type ControlPlane, startControlPlane } from "../controlplane/index.ts";
+import { testStorageFromEnv } from "./test-storage.ts";
 
 /** Options of {@link startTestServer}: the server's, except that the port is always free. */
 export interface TestServerOptions extends Omit<ApiServerOptions, "port" | "host"> {
@@ -38,8 +39,22 @@ export interface TestServer extends AsyncDisposable {
  */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const { controllers = true, ...serverOptions } = options;
-  const server = new ApiServer({ ...serverOptions, host: "127.0.0.1", port: 0 });
-  const url = await server.listen();
+  // $KONTROLLER_TEST_STORAGE=etcd: a throwaway etcd instead of memory (see test-storage.ts).
+  const own = options.storage === undefined ? await testStorageFromEnv() : undefined;
+  const server = new ApiServer({
+    ...serverOptions,
+    ...(own ? { storage: own.storage } : {}),
+    host: "127.0.0.1",
+    port: 0,
+  });
+  let url: string;
+  try {
+    url = await server.listen();
+  } catch (err) {
+    await server.close();
+    await own?.close();
+    throw err;
+  }
   const kubeconfig = kubeconfigFor(url, options.token);
   const token = options.token;
   let controlPlane: ControlPlane | undefined;
@@ -59,6 +74,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       });
     } catch (err) {
       await server.close();
+      await own?.close();
       throw err;
     }
   }
@@ -70,6 +86,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     closing ??= (async () => {
       await controlPlane?.stop();
       await server.close();
+      await own?.close();
       await rm(dir, { recursive: true, force: true });
     })();
     return closing;
