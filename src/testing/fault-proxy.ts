@@ -309,6 +309,8 @@ export class FaultProxy implements AsyncDisposable {
         const held: Buffer[] = [];
         let ended = false;
         w.flush = () => {
+          // What a stall held back goes out as one write, as fast as the client can read it.
+          if (held.length > 1 && !w.stalled) held.splice(0, held.length, Buffer.concat(held));
           while (held.length > 0 && !w.stalled && this.#watches.has(w))
             this.#pass(w, held.shift()!);
           if (ended && held.length === 0 && !w.stalled && this.#watches.has(w)) {
