@@ -6,6 +6,7 @@ import {
   type KubeObject,
   RingBuffer,
   realClock,
+  sleep,
 } from "../../core/index.ts";
 import { SortedKeys } from "../storage/sorted-keys.ts";
 import type { KeyValue, Storage, StorageEvent } from "../storage/storage.ts";
@@ -20,6 +21,9 @@ import {
   withResourceVersion,
 } from "./cache-event.ts";
 import { type CacheFilter, CacheWatcher, filterMatches } from "./cache-watcher.ts";
+
+/** Delay between attempts to relist after losing the storage watch, while storage fails. */
+const RELIST_RETRY_MS = 500;
 
 /** Options for {@link WatchCache}. */
 export interface WatchCacheOptions {
@@ -339,13 +343,20 @@ export class WatchCache {
         return; // storage closed or aborted
       } catch (err) {
         if (signal.aborted || isStorageError(err, "Closed")) return;
-        // Lost the storage watch (compacted past us): start over; watchers reconnect.
-        this.terminateAllWatchers();
-        try {
-          await this.#relist();
-        } catch {
-          return;
+        // Lost the storage watch (compacted past us): start over, then close every watcher —
+        // also those that started during the relist, from the old state — so that each
+        // reconnects from its resourceVersion and gets the new state or 410.
+        for (;;) {
+          try {
+            await this.#relist();
+            break;
+          } catch (relistErr) {
+            if (signal.aborted || isStorageError(relistErr, "Closed")) return;
+            // Storage unreachable (etcd down): try again shortly.
+            await sleep(RELIST_RETRY_MS, { clock: this.#clock, signal }).catch(() => {});
+          }
         }
+        this.terminateAllWatchers();
       }
     }
   }
