@@ -12,6 +12,7 @@ import {
   type Event,
   type Lease,
   type Namespace,
+  type Node,
   type Pod,
   type ResourceDefinition,
   type Secret,
@@ -54,6 +55,7 @@ export interface BuiltinKinds {
   Event: Event;
   Lease: Lease;
   Namespace: Namespace;
+  Node: Node;
   Pod: Pod;
   Secret: Secret;
   Service: Service;

@@ -1,6 +1,11 @@
 import { createHash } from "node:crypto";
 import { isNamespaced } from "../../resources/index.ts";
-import type { Registry, ServedResource } from "../registry/registry.ts";
+import {
+  type Registry,
+  type ServedResource,
+  subresourceKind,
+  subresourceVerbs,
+} from "../registry/registry.ts";
 
 /** The Kubernetes version this server speaks. */
 export const KUBE_VERSION = { major: "1", minor: "32", gitVersion: "v1.32.0" };
@@ -121,8 +126,10 @@ export function resourceList(registry: Registry, group: string, version: string)
         name: `${d.plural}/${sub}`,
         singularName: "",
         namespaced: isNamespaced(d),
-        ...(scale ? { group: "autoscaling", version: "v1", kind: "Scale" } : { kind: d.kind }),
-        verbs: sub === "finalize" ? ["update"] : ["get", "patch", "update"],
+        ...(scale
+          ? { group: "autoscaling", version: "v1", kind: "Scale" }
+          : { kind: subresourceKind(sub) ?? d.kind }),
+        verbs: [...subresourceVerbs(sub)],
       });
     }
   }

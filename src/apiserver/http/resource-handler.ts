@@ -5,7 +5,12 @@ import { applyJsonPatch } from "../patch/json-patch.ts";
 import { applyMergePatch } from "../patch/merge-patch.ts";
 import { applyStrategicMerge } from "../patch/strategic-merge.ts";
 import type { DeleteOptions } from "../registry/deletion.ts";
-import type { Registry, ServedResource } from "../registry/registry.ts";
+import {
+  type Registry,
+  type ServedResource,
+  subresourceKind,
+  subresourceVerbs,
+} from "../registry/registry.ts";
 import { decodeObjectBody, mediaType, parseJson, readBody, unsupported } from "./body.ts";
 import { parseListParams } from "./list-options.ts";
 import { negotiate, type Output } from "./negotiate.ts";
@@ -130,6 +135,11 @@ export async function handleResource(
   if (namespacedKind && !r.namespaced && !(method === "GET" && r.name === "")) {
     if (r.name !== "" || method !== "GET") notFound();
   }
+  if (r.subresource !== "") {
+    if (r.name === "") notFound();
+    if (!subresourceVerbs(r.subresource).includes(VERB_OF_METHOD[method] ?? ""))
+      methodNotAllowed(method, what);
+  }
 
   if (method === "GET") {
     if (r.subresource === "scale") {
@@ -153,7 +163,8 @@ export async function handleResource(
   }
 
   if (method === "POST") {
-    if (r.name !== "" || r.subresource !== "") methodNotAllowed(method, what);
+    if (r.subresource !== "") return createSubresource(res, served, r, query, req);
+    if (r.name !== "") methodNotAllowed(method, what);
     const dryRun = dryRunOf(query);
     const strict = checkFieldValidation(query);
     const output = negotiate(req.headers.accept, false);
@@ -267,6 +278,60 @@ export async function handleResource(
   }
 
   methodNotAllowed(method, what);
+}
+
+/** The verb of a method on one object's subresource. */
+const VERB_OF_METHOD: Readonly<Record<string, string>> = {
+  GET: "get",
+  PUT: "update",
+  PATCH: "patch",
+  POST: "create",
+  DELETE: "delete",
+};
+
+/**
+ * POST to a subresource (a pod's `binding`): the body is of the subresource's kind and names the
+ * object of the URL; the answer is a Success Status with code 201, as kube's `BindingREST`.
+ */
+async function createSubresource(
+  res: ServerResponse,
+  served: ServedResource,
+  r: ResourceRequest,
+  query: URLSearchParams,
+  req: IncomingMessage,
+): Promise<void> {
+  const dryRun = dryRunOf(query);
+  checkFieldValidation(query);
+  const body = decodeObjectBody(await readBody(req), req.headers["content-type"]);
+  const kind = subresourceKind(r.subresource) ?? served.def.kind;
+  const what = `${served.def.plural}/${r.subresource}`;
+  if (body.kind !== undefined && body.kind !== kind) {
+    throw errors.badRequest(
+      `the kind in the data (${String(body.kind)}) does not match the expected kind (${kind}) of ${what}`,
+    );
+  }
+  if (body.apiVersion !== undefined && body.apiVersion !== apiVersionOf(served.def)) {
+    throw errors.badRequest(
+      `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersionOf(served.def)})`,
+    );
+  }
+  const meta = body.metadata;
+  if (meta !== undefined && (typeof meta !== "object" || meta === null || Array.isArray(meta))) {
+    throw errors.badRequest(
+      `${kind} in version "v1" cannot be handled as a ${kind}: metadata must be an object`,
+    );
+  }
+  const object = body as KubeObject;
+  if (object.metadata?.name !== r.name) {
+    throw errors.badRequest(`name in URL does not match name in ${kind} object`);
+  }
+  if (object.metadata?.namespace && object.metadata.namespace !== r.namespace) {
+    throw errors.badRequest(
+      "the namespace of the provided object does not match the namespace sent on the request",
+    );
+  }
+  await served.store.createSubresource(r.namespace, r.name, r.subresource, object, { dryRun });
+  return sendJson(res, 201, { ...successStatus(undefined), code: 201 });
 }
 
 function isWatch(q: URLSearchParams): boolean {

@@ -75,7 +75,10 @@ const AGE: Column = {
   cell: (o, now) => age(o.metadata?.creationTimestamp, now),
 };
 
-/** The columns of a resource: Name, its own columns (or a CRD's printer columns), Age. */
+/**
+ * The columns of a resource: Name, its own columns (or a CRD's printer columns), then Age unless
+ * its own columns place one.
+ */
 export function columnsOf(served: ServedResource): Column[] {
   const custom = served.custom;
   if (custom !== undefined && custom.printerColumns.length > 0) {
@@ -99,11 +102,12 @@ export function columnsOf(served: ServedResource): Column[] {
     name: c.name,
     type: c.type === "date" ? "string" : c.type,
     format: c.format ?? "",
-    description: c.description ?? "",
+    description: c.description ?? (c.name === AGE.name ? AGE.description : ""),
     priority: c.priority ?? 0,
     cell: (o: KubeObject, now: number) => (c.type === "date" ? age(c.cell(o), now) : c.cell(o)),
   }));
-  return [NAME, ...own, AGE];
+  // A kind that places its own Age column (pods, nodes) gets no second one at the end.
+  return own.some((c) => c.name === AGE.name) ? [NAME, ...own] : [NAME, ...own, AGE];
 }
 
 function rowObject(object: KubeObject, include: IncludeObject): unknown {

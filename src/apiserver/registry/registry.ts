@@ -13,6 +13,7 @@ import {
   eventsV1,
   leases,
   namespaces,
+  nodes,
   pods,
   type ResourceDefinition,
   secrets,
@@ -37,6 +38,7 @@ import {
   leaseStrategy,
 } from "./strategies/events-leases.ts";
 import { namespaceStrategy, SYSTEM_NAMESPACES } from "./strategies/namespace.ts";
+import { nodeStrategy } from "./strategies/node.ts";
 import { deploymentStrategy, podStrategy } from "./strategies/workloads.ts";
 import type { Strategy } from "./strategy.ts";
 
@@ -98,6 +100,23 @@ export const ALL_VERBS = [
   "update",
   "watch",
 ];
+
+/**
+ * The verbs of a subresource, as discovery lists them and the HTTP layer allows them:
+ * `finalize` is only replaced, `binding` only created (POST), the others (`status`, `scale`)
+ * read, patched and replaced.
+ */
+export function subresourceVerbs(subresource: string): readonly string[] {
+  if (subresource === "finalize") return ["update"];
+  if (subresource === "binding") return ["create"];
+  return ["get", "patch", "update"];
+}
+
+/** The kind a subresource's requests carry, when it is not the resource's own. */
+export function subresourceKind(subresource: string): string | undefined {
+  if (subresource === "binding") return "Binding";
+  return undefined;
+}
 
 interface BuiltinSpec {
   def: ResourceDefinition;
@@ -317,7 +336,18 @@ function builtinSpecs(): BuiltinSpec[] {
       strategy: serviceAccountStrategy,
       prefix: "/registry/serviceaccounts/",
     },
-    { def: pods, strategy: podStrategy, prefix: "/registry/pods/", subresources: ["status"] },
+    {
+      def: pods,
+      strategy: podStrategy,
+      prefix: "/registry/pods/",
+      subresources: ["status", "binding"],
+    },
+    {
+      def: nodes,
+      strategy: nodeStrategy,
+      prefix: "/registry/minions/",
+      subresources: ["status"],
+    },
     { def: events, strategy: eventStrategy, prefix: "/registry/events/" },
     {
       def: eventsV1,

@@ -327,6 +327,24 @@ export class Store {
     }
   }
 
+  /**
+   * POST to a subresource of object `name` (a pod's `binding`): the strategy's
+   * `prepareSubresource` turns `body` and the stored object into the object to store; a
+   * `metadata.resourceVersion` in `body` must be the stored one (409 otherwise).
+   */
+  createSubresource(
+    namespace: string,
+    name: string,
+    subresource: string,
+    body: KubeObject,
+    options: WriteOptions = {},
+  ): Promise<KubeObject> {
+    return this.guaranteedUpdate(namespace, name, () => cloneObject(body), {
+      ...options,
+      subresource,
+    });
+  }
+
   /** Deletes an object, or marks it for deletion while it has finalizers. */
   async delete(
     namespace: string,
@@ -419,7 +437,13 @@ export class Store {
       if ((next as { status?: unknown }).status === undefined)
         delete (object as { status?: unknown }).status;
     } else if (subresource !== undefined) {
-      object = strategy.prepareSubresource?.(subresource, next, cloneObject(stored)) ?? next;
+      object =
+        strategy.prepareSubresource?.(
+          subresource,
+          next,
+          cloneObject(stored),
+          this.#o.clock.now(),
+        ) ?? next;
     } else {
       object = next;
       this.#o.normalize?.(object, strict);
@@ -461,7 +485,7 @@ export class Store {
       object,
       causes,
       strategy.validate?.(object),
-      strategy.validateUpdate?.(object, stored),
+      strategy.validateUpdate?.(object, stored, subresource),
     );
     return object;
   }

@@ -34,8 +34,11 @@ export interface Strategy {
   prepareForUpdate?(object: KubeObject, old: KubeObject): void;
   /** Kind-specific validation of a new object. */
   validate?(object: KubeObject): StatusCause[];
-  /** Kind-specific validation of an update (immutable fields). */
-  validateUpdate?(object: KubeObject, old: KubeObject): StatusCause[];
+  /**
+   * Kind-specific validation of an update (immutable fields). `subresource` is the subresource
+   * written (`status`, or one `prepareSubresource` built the object for), if any.
+   */
+  validateUpdate?(object: KubeObject, old: KubeObject, subresource?: string): StatusCause[];
   /**
    * True while something besides `metadata.finalizers` keeps a deleting object in storage (a
    * namespace's `spec.finalizers`).
@@ -46,13 +49,22 @@ export interface Strategy {
   /** Adjusts an object as its deletion starts (a namespace's Terminating phase). Mutates it. */
   markDeleting?(object: KubeObject): void;
   /**
-   * Builds the object a write to another subresource (`finalize`) stores, from the request
-   * body and a copy of the stored object.
+   * Builds the object a write to another subresource (`finalize`, a pod's `binding`) stores,
+   * from the request body, a copy of the stored object and the clock's time (for condition
+   * timestamps). Throws an ApiError to refuse the write.
    */
-  prepareSubresource?(subresource: string, body: KubeObject, stored: KubeObject): KubeObject;
+  prepareSubresource?(
+    subresource: string,
+    body: KubeObject,
+    stored: KubeObject,
+    nowMs: number,
+  ): KubeObject;
   /** Selectable fields beyond metadata.name/metadata.namespace, with their values. */
   readonly fieldSelectors?: readonly string[];
   fields?(object: KubeObject): Record<string, string | undefined>;
-  /** Table columns after Name (an Age column is added when none is a date). */
+  /**
+   * Table columns after Name. An Age column is added at the end unless one of these is named
+   * `Age` (a `date` column whose cell is the creation timestamp), which places it.
+   */
   readonly columns?: readonly TableColumn[];
 }

@@ -6,6 +6,8 @@ import {
 } from "../../../core/index.ts";
 import { field } from "../field-errors.ts";
 import type { Strategy } from "../strategy.ts";
+import { bindPod } from "./pod-binding.ts";
+import { checkQuantities } from "./quantity.ts";
 import { arrayAt, child, type Json, rec, recordAt, setDefault, stringAt } from "./util.ts";
 
 /** Pod spec defaults that kube's core/v1 defaulting applies. */
@@ -35,6 +37,24 @@ function defaultPodSpec(spec: Json): void {
   }
 }
 
+/**
+ * kube's `SetDefaults_Pod`: a container resource with a limit and no request requests its limit
+ * (pods only, not pod templates).
+ */
+function defaultRequests(spec: Json): void {
+  for (const list of ["containers", "initContainers"]) {
+    for (const c of arrayAt(spec, list) ?? []) {
+      const resources =
+        typeof c === "object" && c !== null ? recordAt(c as Json, "resources") : undefined;
+      const limits = resources === undefined ? undefined : recordAt(resources, "limits");
+      if (resources === undefined || limits === undefined || Object.keys(limits).length === 0)
+        continue;
+      const requests = child(resources, "requests");
+      for (const [name, value] of Object.entries(limits)) setDefault(requests, name, value);
+    }
+  }
+}
+
 /** The checks of `ValidatePodSpec` that matter to clients: containers, names, images. */
 function validatePodSpec(spec: Json | undefined, path: string): StatusCause[] {
   if (spec === undefined) return [field.required(path)];
@@ -57,6 +77,11 @@ function validatePodSpec(spec: Json | undefined, path: string): StatusCause[] {
       }
       if (typeof c.image !== "string" || c.image.trim() === "")
         causes.push(field.required(`${p}.image`));
+      const resources = recordAt(c, "resources") ?? {};
+      causes.push(
+        ...checkQuantities(resources, "requests", `${p}.resources`, "Pod"),
+        ...checkQuantities(resources, "limits", `${p}.resources`, "Pod"),
+      );
     });
   }
   const policy = spec.restartPolicy;
@@ -90,6 +115,19 @@ function podSpecUpdateCauses(spec: Json, old: Json): StatusCause[] {
       ];
 }
 
+/** `ready/total` readiness gates, or `<none>` (kubectl's column). */
+function readinessGates(o: KubeObject): string {
+  const gates = arrayAt(recordAt(rec(o), "spec") ?? {}, "readinessGates") ?? [];
+  if (gates.length === 0) return "<none>";
+  const conditions = arrayAt(recordAt(rec(o), "status") ?? {}, "conditions") ?? [];
+  const ready = gates.filter((g) =>
+    conditions.some(
+      (c) => (c as Json)?.type === (g as Json)?.conditionType && (c as Json)?.status === "True",
+    ),
+  ).length;
+  return `${ready}/${gates.length}`;
+}
+
 function readyCount(o: KubeObject): string {
   const statuses = arrayAt(recordAt(rec(o), "status") ?? {}, "containerStatuses") ?? [];
   const ready = statuses.filter((s) => (s as Json)?.ready === true).length;
@@ -97,21 +135,31 @@ function readyCount(o: KubeObject): string {
   return `${ready}/${total}`;
 }
 
-/** Pods: stored, never scheduled or run; defaults, container validation, mostly immutable spec. */
+/**
+ * Pods: stored, never run; defaults, container validation, mostly immutable spec. A scheduler
+ * assigns a pod to a node through the `binding` subresource, the only way to set
+ * `spec.nodeName` after create.
+ */
 export const podStrategy: Strategy = {
   statusSubresource: true,
   returnDeletedObject: true,
   prepareForCreate(object) {
     const o = rec(object);
     defaultPodSpec(child(o, "spec"));
+    defaultRequests(child(o, "spec"));
     o.status = { phase: "Pending", qosClass: "BestEffort" };
   },
   prepareForUpdate(object) {
     defaultPodSpec(child(rec(object), "spec"));
+    defaultRequests(child(rec(object), "spec"));
   },
+  prepareSubresource: (subresource, body, stored, nowMs) =>
+    subresource === "binding" ? bindPod(body, stored, nowMs) : body,
   validate: (o) => validatePodSpec(recordAt(rec(o), "spec"), "spec"),
-  validateUpdate: (o, old) =>
-    podSpecUpdateCauses(recordAt(rec(o), "spec") ?? {}, recordAt(rec(old), "spec") ?? {}),
+  validateUpdate: (o, old, subresource) =>
+    subresource === "binding"
+      ? []
+      : podSpecUpdateCauses(recordAt(rec(o), "spec") ?? {}, recordAt(rec(old), "spec") ?? {}),
   fieldSelectors: [
     "spec.nodeName",
     "spec.restartPolicy",
@@ -136,6 +184,7 @@ export const podStrategy: Strategy = {
     { name: "Ready", type: "string", cell: readyCount },
     { name: "Status", type: "string", cell: (o) => stringAt(o, "status.phase") ?? "" },
     { name: "Restarts", type: "string", cell: () => "0" },
+    { name: "Age", type: "date", cell: (o) => o.metadata?.creationTimestamp },
     {
       name: "IP",
       type: "string",
@@ -146,7 +195,19 @@ export const podStrategy: Strategy = {
       name: "Node",
       type: "string",
       priority: 1,
-      cell: (o) => stringAt(o, "spec.nodeName") ?? "<none>",
+      cell: (o) => stringAt(o, "spec.nodeName") || "<none>",
+    },
+    {
+      name: "Nominated Node",
+      type: "string",
+      priority: 1,
+      cell: (o) => stringAt(o, "status.nominatedNodeName") || "<none>",
+    },
+    {
+      name: "Readiness Gates",
+      type: "string",
+      priority: 1,
+      cell: (o) => readinessGates(o),
     },
   ],
 };
