@@ -52,6 +52,20 @@ describe("WaitingItems", () => {
     assert.deepEqual(due(w, 10), ["a"]);
   });
 
+  it("an item back in a bucket it left comes out at its new place", () => {
+    const w = new WaitingItems<string>();
+    w.add("a", 10);
+    w.add("b", 10);
+    w.add("a", 5);
+    assert.deepEqual(due(w, 5), ["a"]);
+    w.add("a", 10);
+    assert.deepEqual(w.entries(), [
+      { item: "b", at: 10 },
+      { item: "a", at: 10 },
+    ]);
+    assert.deepEqual(due(w, 10), ["b", "a"]);
+  });
+
   it("compacts stale entries, keeping order, so memory follows the waiting items", () => {
     const w = new WaitingItems<string>();
     w.add("first", 1_000_000);

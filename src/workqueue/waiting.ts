@@ -1,15 +1,13 @@
 import { Heap, type HeapNode } from "../core/index.ts";
 
-/** Items due at the same time (to the resolution), in arrival order. */
+/**
+ * Items due at the same time (to the resolution), in arrival order. `stale` counts, per item, the
+ * entries of `items` it left behind (by moving earlier or leaving); present only once one did.
+ */
 interface Bucket<T> {
   readonly at: number;
   items: T[];
-}
-
-/** Where a waiting item is: its bucket, and its place in the bucket's `items`. */
-interface Slot<T> {
-  readonly bucket: Bucket<T>;
-  readonly index: number;
+  stale: Map<T, number> | undefined;
 }
 
 const earlier = <T>(a: Bucket<T>, b: Bucket<T>) => a.at < b.at;
@@ -33,21 +31,23 @@ const COMPACT_MIN = 1024;
  * clock of whole milliseconds, simply at its time), and items due at the same time come out in the
  * order they arrived at it. A heap of buckets, one per distinct due time, keeps `add` O(log b) for
  * b distinct due times — O(1) when the time already has a bucket, the common case under load —
- * and hands a whole bucket out with one heap operation.
+ * and hands a whole bucket out with one heap operation. A waiting item costs a map entry and an
+ * array slot: no object of its own, so that many waiting items do not burden the garbage collector.
  *
  * An item that moves to an earlier bucket, or leaves, is not searched for in its old bucket: it
- * stays there as a stale entry, skipped when the bucket comes out.
+ * stays there as a stale entry, counted in the bucket's `stale` and skipped when the bucket comes
+ * out (the count tells an old entry from a new one when the item came back to the same bucket).
  *
- * Invariants: `#where` maps each waiting item to its slot: the bucket it is due in and its index
- * there (any other entry of the item in a bucket is stale); `#byAt` maps the `at` of every bucket in `#heap` to its node; `#entries` counts the entries
- * of all buckets, live or stale; there are never more than `COMPACT_MIN` stale entries beyond the
- * live ones, so memory stays proportional to the waiting items.
+ * Invariants: `#where` maps each waiting item to the bucket it is due in, whose `items` hold it
+ * once more than its `stale` count says; `#byAt` maps the `at` of every bucket in `#heap` to its
+ * node; `#stale` is the sum of the `stale` counts; it never exceeds the live entries by more than
+ * `COMPACT_MIN`, so memory stays proportional to the waiting items.
  */
 export class WaitingItems<T> {
   readonly #heap = new Heap<Bucket<T>>(earlier);
   readonly #byAt = new Map<number, HeapNode<Bucket<T>>>();
-  readonly #where = new Map<T, Slot<T>>();
-  #entries = 0;
+  readonly #where = new Map<T, Bucket<T>>();
+  #stale = 0;
 
   /** Items waiting. */
   get size(): number {
@@ -60,29 +60,31 @@ export class WaitingItems<T> {
   }
 
   /**
-   * Makes `item` due at `readyAt` (rounded up to the resolution), unless it is already due
-   * no later. Returns {@link ADDED}, {@link MOVED_EARLIER} or {@link UNCHANGED}.
+   * Makes `item` due at `readyAt` (rounded up to the resolution), unless it is already due no
+   * later. Returns {@link ADDED}, {@link MOVED_EARLIER} or {@link UNCHANGED}.
    */
   add(item: T, readyAt: number): number {
     const at = Math.ceil(readyAt * BUCKETS_PER_MS) / BUCKETS_PER_MS;
     const current = this.#where.get(item);
-    if (current !== undefined && current.bucket.at <= at) return UNCHANGED;
+    if (current !== undefined && current.at <= at) return UNCHANGED;
     let node = this.#byAt.get(at);
     if (node === undefined) {
-      node = this.#heap.push({ at, items: [] });
+      node = this.#heap.push({ at, items: [], stale: undefined });
       this.#byAt.set(at, node);
     }
-    const bucket = node.value;
-    this.#where.set(item, { bucket, index: bucket.items.push(item) - 1 });
-    this.#entries++;
-    if (current !== undefined) this.#compactIfStale();
-    return current === undefined ? ADDED : MOVED_EARLIER;
+    node.value.items.push(item);
+    this.#where.set(item, node.value);
+    if (current === undefined) return ADDED;
+    this.#leave(current, item);
+    return MOVED_EARLIER;
   }
 
   /** Stops `item` waiting. Returns false if it was not waiting. */
   remove(item: T): boolean {
-    if (!this.#where.delete(item)) return false;
-    this.#compactIfStale();
+    const bucket = this.#where.get(item);
+    if (bucket === undefined) return false;
+    this.#where.delete(item);
+    this.#leave(bucket, item);
     return true;
   }
 
@@ -91,24 +93,27 @@ export class WaitingItems<T> {
     for (let top = this.#heap.peek(); top !== undefined && top.at <= now; top = this.#heap.peek()) {
       this.#heap.pop();
       this.#byAt.delete(top.at);
-      this.#entries -= top.items.length;
-      const items = top.items;
-      for (let i = 0; i < items.length; i++) {
-        const item = items[i]!;
-        const slot = this.#where.get(item);
-        if (slot === undefined || slot.bucket !== top || slot.index !== i) continue;
+      const stale = top.stale;
+      for (const item of top.items) {
+        if (stale !== undefined && this.#consumeStale(stale, item)) continue;
         this.#where.delete(item);
         fire(item);
       }
     }
   }
 
-  /** The waiting items with their due times, earliest first. */
+  /** The waiting items with their due times, earliest first (arrival order within a time). */
   entries(): { item: T; at: number }[] {
-    return [...this.#where]
-      .map(([item, slot]) => ({ item, at: slot.bucket.at, index: slot.index }))
-      .sort((a, b) => a.at - b.at || a.index - b.index)
-      .map(({ item, at }) => ({ item, at }));
+    const out: { item: T; at: number }[] = [];
+    const buckets = [...this.#heap.values()].sort((a, b) => a.at - b.at);
+    for (const bucket of buckets) {
+      const stale = bucket.stale === undefined ? undefined : new Map(bucket.stale);
+      for (const item of bucket.items) {
+        if (stale !== undefined && this.#consumeStale(stale, item, false)) continue;
+        out.push({ item, at: bucket.at });
+      }
+    }
+    return out;
   }
 
   /** The waiting items, in no particular order. */
@@ -120,24 +125,40 @@ export class WaitingItems<T> {
     this.#heap.clear();
     this.#byAt.clear();
     this.#where.clear();
-    this.#entries = 0;
+    this.#stale = 0;
   }
 
-  #compactIfStale(): void {
-    if (this.#entries - this.#where.size <= this.#where.size + COMPACT_MIN) return;
+  /** `item` no longer waits in `bucket`: its entry there turns stale. */
+  #leave(bucket: Bucket<T>, item: T): void {
+    bucket.stale ??= new Map();
+    bucket.stale.set(item, (bucket.stale.get(item) ?? 0) + 1);
+    this.#stale++;
+    if (this.#stale > this.#where.size + COMPACT_MIN) this.#compact();
+  }
+
+  /** If `item` has stale entries left in `stale`, uses one up and returns true. */
+  #consumeStale(stale: Map<T, number>, item: T, counted = true): boolean {
+    const n = stale.get(item);
+    if (n === undefined) return false;
+    if (n === 1) stale.delete(item);
+    else stale.set(item, n - 1);
+    if (counted) this.#stale--;
+    return true;
+  }
+
+  /** Rebuilds every bucket without its stale entries, keeping the order of the live ones. */
+  #compact(): void {
     for (const [at, node] of this.#byAt) {
       const bucket = node.value;
-      const live: T[] = [];
-      bucket.items.forEach((item, i) => {
-        const slot = this.#where.get(item);
-        if (slot === undefined || slot.bucket !== bucket || slot.index !== i) return;
-        this.#where.set(item, { bucket, index: live.push(item) - 1 });
-      });
-      bucket.items = live;
-      if (live.length > 0) continue;
+      const stale = bucket.stale;
+      if (stale !== undefined) {
+        bucket.items = bucket.items.filter((item) => !this.#consumeStale(stale, item, false));
+        bucket.stale = undefined;
+      }
+      if (bucket.items.length > 0) continue;
       this.#heap.remove(node);
       this.#byAt.delete(at);
     }
-    this.#entries = this.#where.size;
+    this.#stale = 0;
   }
 }
