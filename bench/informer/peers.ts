@@ -24,11 +24,18 @@ export type Peer = (url: string, namespace: string, handler: Handler) => PeerInf
 
 const silent = { error() {}, warn() {}, info() {}, debug() {} };
 
+/**
+ * Set `KONTROLLER_BENCH_WATCH_LIST=false` to measure kontroller with `useWatchList: false`
+ * (lists only), e.g. against a server whose streaming list is slower than its list.
+ */
+const useWatchList = process.env.KONTROLLER_BENCH_WATCH_LIST !== "false";
+
 /** kontroller: a SharedInformer over a ResourceClient; synced = its handler saw the list. */
 export const kontrollerPeer: Peer = (url, namespace, handler) => {
   const client = createClient({ url });
   const informer = new SharedInformer<ConfigMap>({
     listerWatcher: listerWatcherFor(client.resource(configMaps, { namespace })),
+    useWatchList,
     logger: silent,
     onWatchError: (f) => {
       if (process.env.KONTROLLER_BENCH_DEBUG)
