@@ -1,19 +1,26 @@
 import { writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { ApiServer, kubeconfigFor } from "../../apiserver/index.ts";
+import { ApiServer, EtcdStorage, kubeconfigFor } from "../../apiserver/index.ts";
 import { stderrLogger } from "../../cache/index.ts";
 import { HttpTransport } from "../../client/index.ts";
 import { type ControlPlane, startControlPlane } from "../../controlplane/index.ts";
 import type { Command } from "../command.ts";
 
-const USAGE = `usage: kontroller serve [--host 127.0.0.1] [--port 6443] [--kubeconfig-out PATH] [--token TOKEN] [--storage memory] [--controllers all|none]
+const USAGE = `usage: kontroller serve [--host 127.0.0.1] [--port 6443] [--kubeconfig-out PATH] [--token TOKEN]
+                        [--storage memory|etcd] [--etcd-endpoints URL,...] [--etcd-prefix /registry]
+                        [--controllers all|none]
 
 Runs the embedded Kubernetes-compatible API server until SIGINT or SIGTERM.
   --host            address to bind (default 127.0.0.1: loopback only)
   --port            port to bind; 0 picks a free one (default 6443)
   --kubeconfig-out  write a kubeconfig for the server to PATH (its context selected)
   --token           require "Authorization: Bearer TOKEN" on every request (401 otherwise)
-  --storage         where objects live: memory (the only backend so far; default)
+  --storage         where objects live: memory (default; gone when the server stops) or etcd
+  --etcd-endpoints  with --storage etcd: etcd client URLs, comma-separated (required), e.g.
+                    http://127.0.0.1:2379; start-up waits for etcd, retrying
+  --etcd-prefix     with --storage etcd: the key prefix in etcd (default /registry: kube's
+                    layout, /registry/configmaps/NAMESPACE/NAME); several servers with one
+                    prefix on one etcd serve the same objects
   --controllers     all: run the garbage collector and the namespace controller against the
                     server (default); none: the bare API server
 `;
@@ -26,6 +33,8 @@ async function serve(args: string[]): Promise<number> {
     "kubeconfig-out"?: string;
     token?: string;
     storage?: string;
+    "etcd-endpoints"?: string;
+    "etcd-prefix"?: string;
     controllers?: string;
     help?: boolean;
   };
@@ -38,6 +47,8 @@ async function serve(args: string[]): Promise<number> {
         "kubeconfig-out": { type: "string" },
         token: { type: "string" },
         storage: { type: "string" },
+        "etcd-endpoints": { type: "string" },
+        "etcd-prefix": { type: "string" },
         controllers: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -59,9 +70,24 @@ async function serve(args: string[]): Promise<number> {
     );
     return 2;
   }
-  if ((values.storage ?? "memory") !== "memory") {
+  const storageKind = values.storage ?? "memory";
+  if (storageKind !== "memory" && storageKind !== "etcd") {
     process.stderr.write(
-      `kontroller serve: --storage ${JSON.stringify(values.storage)} is not supported; the only storage is "memory"\n`,
+      `kontroller serve: --storage must be "memory" or "etcd", got ${JSON.stringify(values.storage)}\n`,
+    );
+    return 2;
+  }
+  let etcd: EtcdStorage | undefined;
+  if (storageKind === "etcd") {
+    const made = etcdStorage(values["etcd-endpoints"], values["etcd-prefix"]);
+    if (typeof made === "string") {
+      process.stderr.write(`kontroller serve: ${made}\n`);
+      return 2;
+    }
+    etcd = made;
+  } else if (values["etcd-endpoints"] !== undefined || values["etcd-prefix"] !== undefined) {
+    process.stderr.write(
+      "kontroller serve: --etcd-endpoints and --etcd-prefix need --storage etcd\n",
     );
     return 2;
   }
@@ -78,10 +104,16 @@ async function serve(args: string[]): Promise<number> {
       host: values.host ?? "127.0.0.1",
       port,
       ...(values.token !== undefined ? { token: values.token } : {}),
+      ...(etcd !== undefined ? { storage: etcd } : {}),
     });
   } catch (err) {
     process.stderr.write(`kontroller serve: ${(err as Error).message}\n`);
+    await etcd?.close();
     return 2;
+  }
+  if (etcd !== undefined && !(await waitForEtcd(etcd))) {
+    await etcd.close();
+    return 1;
   }
   let url: string;
   try {
@@ -89,6 +121,7 @@ async function serve(args: string[]): Promise<number> {
   } catch (err) {
     process.stderr.write(`kontroller serve: cannot listen: ${(err as Error).message}\n`);
     await server.close();
+    await etcd?.close();
     return 1;
   }
   if (values["kubeconfig-out"] !== undefined) {
@@ -114,6 +147,7 @@ async function serve(args: string[]): Promise<number> {
         `kontroller serve: the controllers did not start: ${(err as Error).message}\n`,
       );
       await server.close();
+      await etcd?.close();
       return 1;
     }
   }
@@ -129,7 +163,54 @@ async function serve(args: string[]): Promise<number> {
   });
   await controlPlane?.stop();
   await server.close();
+  await etcd?.close();
   return 0;
+}
+
+/**
+ * The etcd storage of `--etcd-endpoints` and `--etcd-prefix`, or what is wrong with them. The
+ * registry's keys start with /registry, so the prefix /registry (the default) is no prefix at
+ * all, and `/x/registry` is `/x`; any other prefix P puts keys at P/registry/….
+ */
+function etcdStorage(endpoints: string | undefined, prefix = "/registry"): EtcdStorage | string {
+  if (endpoints === undefined || endpoints.trim() === "") {
+    return "--storage etcd needs --etcd-endpoints, e.g. --etcd-endpoints http://127.0.0.1:2379";
+  }
+  if (!prefix.startsWith("/")) {
+    return `--etcd-prefix must start with "/", got ${JSON.stringify(prefix)}`;
+  }
+  try {
+    return new EtcdStorage({
+      endpoints: endpoints.split(",").map((e) => e.trim()),
+      prefix: prefix.replace(/\/registry\/?$/, "").replace(/\/$/, ""),
+    });
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/** Waits until etcd answers, saying so on stderr; false if stopped (SIGINT/SIGTERM) first. */
+async function waitForEtcd(etcd: EtcdStorage): Promise<boolean> {
+  const stop = new AbortController();
+  const onSignal = () => stop.abort(new Error("stopped while waiting for etcd"));
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    await etcd.ready({
+      signal: stop.signal,
+      onRetry: (err, attempt, delayMs) =>
+        process.stderr.write(
+          `kontroller serve: waiting for etcd at ${etcd.endpoints.join(",")} (attempt ${attempt}: ${err.message}); retrying in ${(delayMs / 1000).toFixed(1)} s\n`,
+        ),
+    });
+    return true;
+  } catch (err) {
+    process.stderr.write(`kontroller serve: ${(err as Error).message}\n`);
+    return false;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
 }
 
 /** `kontroller serve`. */
