@@ -1,0 +1,158 @@
+/** Shared by the mini-scheduler end-to-end suites: objects, kubectl, a running scheduler. */
+import { execFile } from "node:child_process";
+import type { Client, ResourceClient } from "kontroller/client";
+import type { KubeObject } from "kontroller/core";
+import type { Node, Pod } from "kontroller/resources";
+import { Scheduler, type SchedulerOptions } from "../../examples/mini-scheduler/scheduler.ts";
+
+export const SCHEDULER = "mini-scheduler";
+
+/** A Ready node with `cpu`, `memory` and room for `pods` pods. */
+export function nodeObject(
+  name: string,
+  cpu: string,
+  memory = "8Gi",
+  extra: {
+    labels?: Record<string, string>;
+    unschedulable?: boolean;
+    ready?: boolean;
+    pods?: string;
+  } = {},
+): Node {
+  return {
+    apiVersion: "v1",
+    kind: "Node",
+    metadata: { name, ...(extra.labels ? { labels: extra.labels } : {}) },
+    ...(extra.unschedulable ? { spec: { unschedulable: true } } : {}),
+    status: {
+      capacity: { cpu, memory, pods: extra.pods ?? "110" },
+      conditions: [{ type: "Ready", status: extra.ready === false ? "False" : "True" }],
+    },
+  };
+}
+
+/** A pod for our scheduler requesting `cpu` and `memory`. */
+export function podObject(
+  name: string,
+  cpu: string,
+  memory = "64Mi",
+  extra: { priority?: number; nodeSelector?: Record<string, string> } = {},
+): Pod {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace: "default" },
+    spec: {
+      schedulerName: SCHEDULER,
+      ...(extra.priority === undefined ? {} : { priority: extra.priority }),
+      ...(extra.nodeSelector ? { nodeSelector: extra.nodeSelector } : {}),
+      containers: [{ name: "app", image: "nginx:1.27", resources: { requests: { cpu, memory } } }],
+    },
+  };
+}
+
+/** Runs kubectl against `kubeconfig`; `input` goes to its stdin. */
+export function kubectl(kubeconfig: string, args: string[], input?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      "kubectl",
+      ["--kubeconfig", kubeconfig, ...args],
+      { env: { ...process.env, KUBECACHEDIR: `${kubeconfig}.cache` }, timeout: 30_000 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`kubectl ${args.join(" ")}: ${stderr || err.message}`));
+        else resolve(stdout);
+      },
+    );
+    if (input !== undefined) child.stdin?.end(input);
+  });
+}
+
+/** Aborts after 30 s: waits in these suites fail instead of hanging. */
+export function deadline(): AbortSignal {
+  return AbortSignal.timeout(30_000);
+}
+
+/** A scheduler running until `stop()`, which resolves once it has stopped. */
+export interface RunningScheduler {
+  readonly scheduler: Scheduler;
+  stop(): Promise<void>;
+}
+
+/** Starts a scheduler for {@link SCHEDULER} (quiet, with the given options). */
+export function runScheduler(
+  client: Client,
+  options: Partial<SchedulerOptions> = {},
+): RunningScheduler {
+  const scheduler = new Scheduler({ client, schedulerName: SCHEDULER, ...options });
+  const ac = new AbortController();
+  const running = scheduler.start(ac.signal);
+  return {
+    scheduler,
+    stop: async () => {
+      ac.abort();
+      await running;
+    },
+  };
+}
+
+/** CPU requested on each node by the bound pods in `pods` (millicores). */
+export function cpuByNode(pods: readonly Pod[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const p of pods) {
+    const node = p.spec?.nodeName;
+    if (!node) continue;
+    const cpu = String(p.spec?.containers[0]?.resources?.requests?.cpu ?? "0");
+    const milli = cpu.endsWith("m") ? Number(cpu.slice(0, -1)) : Number(cpu) * 1000;
+    out.set(node, (out.get(node) ?? 0) + milli);
+  }
+  return out;
+}
+
+/**
+ * Resolves with the items of `resource` (filtered by `fieldSelector`) once `test` accepts them:
+ * lists, then watches from the list and tests after every change. Never polls. Rejects when
+ * `signal` aborts (by default after 30 s, so that a scheduler that never gets there fails the
+ * test instead of hanging it).
+ */
+export async function waitForList<T extends KubeObject>(
+  resource: ResourceClient<T>,
+  test: (items: T[]) => boolean,
+  options: { fieldSelector?: string; signal?: AbortSignal } = {},
+): Promise<T[]> {
+  options = { ...options, signal: options.signal ?? deadline() };
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(options.signal?.reason);
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    for (;;) {
+      options.signal?.throwIfAborted();
+      const list = await resource.list({
+        ...(options.fieldSelector ? { fieldSelector: options.fieldSelector } : {}),
+        signal: stop.signal,
+      });
+      const items = new Map(list.items.map((i) => [keyOf(i), i]));
+      if (test([...items.values()])) return [...items.values()];
+      try {
+        for await (const e of resource.watch({
+          ...(options.fieldSelector ? { fieldSelector: options.fieldSelector } : {}),
+          resourceVersion: list.resourceVersion,
+          signal: stop.signal,
+        })) {
+          if (e.type === "BOOKMARK") continue;
+          if (e.type === "DELETED") items.delete(keyOf(e.object));
+          else items.set(keyOf(e.object), e.object);
+          if (test([...items.values()])) return [...items.values()];
+        }
+      } catch (err) {
+        if (stop.signal.aborted) throw err;
+      }
+    }
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
+    stop.abort();
+  }
+}
+
+function keyOf(o: KubeObject): string {
+  return `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
+}
