@@ -28,8 +28,12 @@ export interface PriorityEvent {
 export interface ControllerOptions<T extends KubeObject> {
   /** Unique per manager; names the queue, the metrics and the log lines. */
   name: string;
-  /** The kind this controller reconciles: its events enqueue the object's own key. */
-  for: ResourceDefinition<T> | Source<T>;
+  /**
+   * The kind this controller reconciles: its events enqueue the object's own key. Without it,
+   * keys come only from `watches` and `Controller.enqueue` (a controller of something that is
+   * not one Kubernetes kind); `owns` then has no owner kind and is refused.
+   */
+  for?: ResourceDefinition<T> | Source<T>;
   /** Kinds this controller creates: their events enqueue the key of their controller owner of kind `for`. */
   owns?: readonly (ResourceDefinition | Source)[];
   /** Other kinds whose events map to keys. */
@@ -57,7 +61,7 @@ export interface ControllerOptions<T extends KubeObject> {
 /** A validated controller description, ready for `manager.add()`. */
 export interface ControllerSpec<T extends KubeObject = KubeObject> {
   readonly name: string;
-  readonly for: Source<T>;
+  readonly for: Source<T> | undefined;
   readonly owns: readonly Source[];
   readonly watches: readonly MappedWatch[];
   readonly predicates: readonly Predicate[];
@@ -155,9 +159,17 @@ export function controller<T extends KubeObject>(options: ControllerOptions<T>):
       throw new InvalidOptionError(owner, `watches[${i}].map`, w.map, "must be a function");
     return { ...s, map: w.map };
   });
+  if (options.for === undefined && (options.owns?.length ?? 0) > 0) {
+    throw new InvalidOptionError(
+      owner,
+      "owns",
+      "(definitions)",
+      "needs `for`: owned objects map to their owner of that kind",
+    );
+  }
   return Object.freeze({
     name: options.name,
-    for: source(owner, "for", options.for),
+    for: options.for === undefined ? undefined : source(owner, "for", options.for),
     owns: (options.owns ?? []).map((o, i) => source(owner, `owns[${i}]`, o)),
     watches,
     predicates: [...(options.predicates ?? [])],

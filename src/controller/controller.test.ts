@@ -320,6 +320,41 @@ describe("Controller", () => {
     assert.equal(handlerErrors, 1);
   });
 
+  it("runs without a `for` kind, on keys from watches and enqueue()", async () => {
+    const calls = new Calls();
+    const server = await startTestServer({ controllers: false });
+    await using client = createClient({ url: server.url });
+    const factory = new InformerFactory({ client, logger: silentLogger });
+    const spec = controller({
+      name: "keyed",
+      watches: [
+        { resource: secrets, map: (s: KubeObject) => ({ name: `from-${s.metadata?.name}` }) },
+      ],
+      reconcile: (request, ctx) => {
+        calls.push(request, ctx);
+      },
+    });
+    const c = new Controller(spec, { factory, logger: silentLogger });
+    c.connect();
+    const stop = new AbortController();
+    factory.start(stop.signal);
+    await c.start();
+    c.enqueue("by-hand", { type: "requeue" });
+    await client.resource(secrets, { namespace: "default" }).create({ metadata: { name: "s" } });
+    await calls.until(
+      (s) =>
+        s.some((x) => x.request.name === "by-hand") && s.some((x) => x.request.name === "from-s"),
+    );
+    await c.stop({ graceMs: 100 });
+    stop.abort();
+    await factory.shutdown();
+    await server.close();
+    assert.throws(
+      () => controller({ name: "bad", owns: [secrets], reconcile: () => {} }),
+      /option owns .*needs `for`/,
+    );
+  });
+
   it("refuses bad options at build time", () => {
     const ok = { name: "x", for: configMaps, reconcile: () => {} };
     const bad: [Record<string, unknown>, RegExp][] = [

@@ -299,7 +299,8 @@ export class Controller {
     const recorder = this.#deps.recorder;
     if (recorder === undefined) return;
     const { namespace, name } = splitKey(key);
-    const def = this.#spec.for.resource;
+    const def = this.#spec.for?.resource;
+    if (def === undefined) return; // keys of something that is not one kind: nothing to event
     const regarding: KubeObject = {
       apiVersion: def.group === "" ? def.version : `${def.group}/${def.version}`,
       kind: def.kind,

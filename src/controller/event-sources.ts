@@ -34,8 +34,8 @@ export function connectSources(
 ): { registrations: HandlerRegistration[]; informers: SharedInformer<KubeObject>[] } {
   const registrations: HandlerRegistration[] = [];
   const informers: SharedInformer<KubeObject>[] = [];
-  const forDef = spec.for.resource;
-  const ownerNamespaced = forDef.scope === "Namespaced";
+  const forDef = spec.for?.resource;
+  const ownerNamespaced = forDef?.scope === "Namespaced";
 
   const connect = (src: Source, kind: SourceKind, keysOf: (obj: KubeObject) => string[]) => {
     const informer = factory.informerFor(
@@ -98,11 +98,12 @@ export function connectSources(
     );
   };
 
-  connect(spec.for, "self", (obj) => [objectKey(obj)]);
+  if (spec.for !== undefined) connect(spec.for, "self", (obj) => [objectKey(obj)]);
   for (const owned of spec.owns) {
     connect(owned, "owned", (obj) => {
       const ref = getControllerOf(obj);
       if (
+        forDef === undefined ||
         ref === undefined ||
         ref.kind !== forDef.kind ||
         parseApiVersion(ref.apiVersion).group !== forDef.group

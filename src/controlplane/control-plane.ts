@@ -19,7 +19,6 @@ import { NamespaceLifecycle } from "./namespace-lifecycle.ts";
 import { type ObjectIdentity, OwnerGraph } from "./owner-graph.ts";
 import { deletableResources, groupVersionOf, ResourceMapper } from "./resource-mapper.ts";
 
-const never: Predicate = { create: () => false, update: () => false, delete: () => false };
 const deleting: Predicate = {
   create: (o) => Boolean(o.metadata?.deletionTimestamp),
   update: (_o, n) => Boolean(n.metadata?.deletionTimestamp),
@@ -145,7 +144,7 @@ export class ControlPlane {
     discoveryController = m.add(
       controller({
         name: "resource-discovery",
-        for: { resource: customResourceDefinitions, predicates: [never] },
+        // One key ("resources"): every CRD change, the resync and the first run all map to it.
         watches: [{ resource: customResourceDefinitions, map: () => ({ name: "resources" }) }],
         reconcile: async (_req, ctx) => {
           const d = await discovery.discover({ signal: ctx.signal });
@@ -175,7 +174,7 @@ export class ControlPlane {
       const spec = (name: string, run: (uid: string, signal: AbortSignal) => Promise<unknown>) =>
         controller({
           name,
-          for: { resource: customResourceDefinitions, predicates: [never] },
+          // Keyed by uid: the owner graph enqueues, no kind of its own.
           concurrency: gcWorkers,
           reconcile: async ({ name: uid }, ctx) =>
             (await run(uid, ctx.signal)) as { requeue?: boolean } | undefined,
