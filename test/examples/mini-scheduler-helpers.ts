@@ -2,7 +2,7 @@
 import { execFile } from "node:child_process";
 import type { Client, ResourceClient } from "kontroller/client";
 import type { KubeObject } from "kontroller/core";
-import type { Node, Pod } from "kontroller/resources";
+import { type Node, type Pod, pods } from "kontroller/resources";
 import { Scheduler, type SchedulerOptions } from "../../examples/mini-scheduler/scheduler.ts";
 
 export const SCHEDULER = "mini-scheduler";
@@ -155,4 +155,64 @@ export async function waitForList<T extends KubeObject>(
 
 function keyOf(o: KubeObject): string {
   return `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
+}
+
+/** What {@link trackPlacements} saw. */
+export interface PlacementLog {
+  /** Every broken rule, as it happened: a pod moved, a node over its CPU. */
+  readonly violations: string[];
+  /** Pods seen bound, by node. */
+  readonly boundTo: Map<string, string>;
+  stop(): void;
+}
+
+/**
+ * Watches every pod from now on and checks, at each change, that no bound pod ever moves and
+ * no node's bound pods request more CPU than `cpuByNodeName` gives it (millicores).
+ */
+export async function trackPlacements(
+  client: Client,
+  cpuByNodeName: ReadonlyMap<string, number>,
+): Promise<PlacementLog> {
+  const resource = client.resource(pods);
+  const first = await resource.list();
+  const current = new Map(first.items.map((p) => [keyOf(p), p]));
+  const boundTo = new Map<string, string>();
+  const violations: string[] = [];
+  const check = () => {
+    for (const [node, used] of cpuByNode([...current.values()])) {
+      const cap = cpuByNodeName.get(node) ?? 0;
+      if (used > cap) violations.push(`${node}: ${used}m requested, ${cap}m allocatable`);
+    }
+  };
+  const see = (p: Pod) => {
+    const node = p.spec?.nodeName;
+    if (!node) return;
+    const before = boundTo.get(keyOf(p));
+    if (before !== undefined && before !== node)
+      violations.push(`${keyOf(p)} moved ${before} → ${node}`);
+    boundTo.set(keyOf(p), node);
+  };
+  for (const p of first.items) see(p);
+  check();
+  const ac = new AbortController();
+  void (async () => {
+    try {
+      for await (const e of resource.watch({
+        resourceVersion: first.resourceVersion,
+        signal: ac.signal,
+      })) {
+        if (e.type === "BOOKMARK") continue;
+        if (e.type === "DELETED") current.delete(keyOf(e.object));
+        else {
+          current.set(keyOf(e.object), e.object);
+          see(e.object);
+        }
+        check();
+      }
+    } catch (err) {
+      if (!ac.signal.aborted) violations.push(`the watch broke: ${String(err)}`);
+    }
+  })();
+  return { violations, boundTo, stop: () => ac.abort() };
 }
