@@ -1,5 +1,6 @@
 import { type Clock, checkNumber, InvalidOptionError } from "../core/index.ts";
 import { BucketRateLimiter } from "./bucket-rate-limiter.ts";
+import { FailureCounts } from "./failure-counts.ts";
 import { checkRateLimiter, type RateLimiter } from "./rate-limiter.ts";
 
 /** Options for {@link ItemExponentialFailureRateLimiter}. */
@@ -24,8 +25,8 @@ export interface ItemExponentialFailureRateLimiterOptions {
 export class ItemExponentialFailureRateLimiter<T> implements RateLimiter<T> {
   readonly #baseDelayMs: number;
   readonly #maxDelayMs: number;
-  /** Failures per item since it was last forgotten; items never failed have no entry. */
-  readonly #failures = new Map<T, number>();
+  /** Failures per item since it was last forgotten. */
+  readonly #failures = new FailureCounts<T>();
 
   constructor(options: ItemExponentialFailureRateLimiterOptions = {}) {
     const owner = "ItemExponentialFailureRateLimiter";
@@ -36,19 +37,18 @@ export class ItemExponentialFailureRateLimiter<T> implements RateLimiter<T> {
   }
 
   when(item: T): number {
-    const failures = this.#failures.get(item) ?? 0;
-    this.#failures.set(item, failures + 1);
+    const failures = this.#failures.increment(item);
     if (this.#baseDelayMs === 0) return 0;
     const delay = this.#baseDelayMs * 2 ** failures;
     return Math.min(delay, this.#maxDelayMs);
   }
 
   forget(item: T): void {
-    this.#failures.delete(item);
+    this.#failures.forget(item);
   }
 
   numRequeues(item: T): number {
-    return this.#failures.get(item) ?? 0;
+    return this.#failures.get(item);
   }
 }
 
@@ -70,7 +70,7 @@ export class ItemFastSlowRateLimiter<T> implements RateLimiter<T> {
   readonly #fastDelayMs: number;
   readonly #slowDelayMs: number;
   readonly #maxFastAttempts: number;
-  readonly #failures = new Map<T, number>();
+  readonly #failures = new FailureCounts<T>();
 
   constructor(options: ItemFastSlowRateLimiterOptions) {
     const owner = "ItemFastSlowRateLimiter";
@@ -83,17 +83,16 @@ export class ItemFastSlowRateLimiter<T> implements RateLimiter<T> {
   }
 
   when(item: T): number {
-    const failures = (this.#failures.get(item) ?? 0) + 1;
-    this.#failures.set(item, failures);
+    const failures = this.#failures.increment(item) + 1;
     return failures <= this.#maxFastAttempts ? this.#fastDelayMs : this.#slowDelayMs;
   }
 
   forget(item: T): void {
-    this.#failures.delete(item);
+    this.#failures.forget(item);
   }
 
   numRequeues(item: T): number {
-    return this.#failures.get(item) ?? 0;
+    return this.#failures.get(item);
   }
 }
 
