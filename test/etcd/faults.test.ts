@@ -52,7 +52,7 @@ describe("etcd faults", () => {
 
     await etcd.kill();
     const refused = await call(m.url, "POST", cms, configMap("during"));
-    assert.equal(refused.status, 503);
+    assert.equal(refused.status, 503, JSON.stringify(refused.body));
     assert.equal(refused.body.kind, "Status");
     assert.equal(refused.body.reason, "ServiceUnavailable");
     assert.equal(refused.headers.get("retry-after"), "1");

@@ -93,7 +93,7 @@ const FUTURE = /required revision is a future revision/;
  * client's own connection failures: what a later retry may not meet again.
  */
 const TRANSIENT =
-  /^(?:1 CANCELLED|4 DEADLINE_EXCEEDED|14 UNAVAILABLE)\b|etcdserver: (?:request timed out|leader changed|no leader|too many requests|server stopped)|ECONNREFUSED|ECONNRESET|Deadline exceeded|No connection established/;
+  /^(?:1 CANCELLED|4 DEADLINE_EXCEEDED|14 UNAVAILABLE)\b|etcdserver: (?:request timed out|leader changed|no leader|too many requests|server stopped)|ECONNREFUSED|ECONNRESET|Deadline exceeded|No connection established|Channel has been shut down/;
 
 /**
  * The storage error code of an error the etcd client threw: `Compacted`, `FutureRevision`,

@@ -15,6 +15,7 @@ import {
   storageError,
   toKeyValue,
 } from "./etcd-codec.ts";
+import { EtcdKv } from "./etcd-kv.ts";
 import { EtcdWatchHub } from "./etcd-watch-hub.ts";
 import { EtcdWatchStream } from "./etcd-watch-stream.ts";
 import type {
@@ -56,9 +57,15 @@ export interface EtcdReadyOptions {
 }
 
 /** etcd3 calls only `execute` on a policy: this one runs each call once, with no retries. */
+const NEVER_ABORTED = new AbortController().signal;
 const ONCE = {
-  execute: (fn: (context: { signal: AbortSignal }) => unknown, signal?: AbortSignal) =>
-    Promise.resolve().then(() => fn({ signal: signal ?? new AbortController().signal })),
+  execute(fn: (context: { signal: AbortSignal }) => unknown, signal?: AbortSignal) {
+    try {
+      return Promise.resolve(fn({ signal: signal ?? NEVER_ABORTED }));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  },
 } as unknown as NonNullable<NonNullable<IOptions["faultHandling"]>["global"]>;
 
 /** The key of no object: reading it costs etcd nothing and answers with its revision. */
@@ -87,6 +94,7 @@ export class EtcdStorage implements Storage {
   readonly #stream: EtcdWatchStream;
   readonly #hub: EtcdWatchHub;
   #client: Promise<Etcd3> | undefined;
+  #kv: Promise<EtcdKv> | undefined;
   #revision = 1;
   #compacted = 1;
   #closed = false;
@@ -163,7 +171,7 @@ export class EtcdStorage implements Storage {
 
   async currentRevision(): Promise<number> {
     const res = await this.#call((c) =>
-      c.kv.range({ key: PROBE_KEY, count_only: true, serializable: false }),
+      c.range({ key: PROBE_KEY, count_only: true, serializable: false }),
     );
     return this.#seen(res.header);
   }
@@ -173,7 +181,7 @@ export class EtcdStorage implements Storage {
     // the highest compaction seen (compactions only move forward).
     const readable = async (revision: number) => {
       try {
-        await this.#call((c) => c.kv.range({ key: PROBE_KEY, count_only: true, revision }));
+        await this.#call((c) => c.range({ key: PROBE_KEY, count_only: true, revision }));
         return true;
       } catch (err) {
         if (isStorageError(err, "Compacted")) return false;
@@ -195,7 +203,7 @@ export class EtcdStorage implements Storage {
   async get(key: string, options: { revision?: number } = {}): Promise<KeyValue | undefined> {
     const revision = options.revision || undefined;
     const res = await this.#call(
-      (c) => c.kv.range({ key: this.#keys.toEtcd(key), ...(revision ? { revision } : {}) }),
+      (c) => c.range({ key: this.#keys.toEtcd(key), ...(revision ? { revision } : {}) }),
       key,
       revision,
     );
@@ -212,7 +220,7 @@ export class EtcdStorage implements Storage {
     const limit = options.limit !== undefined && options.limit > 0 ? options.limit : 0;
     const res = await this.#call(
       (c) =>
-        c.kv.range({
+        c.range({
           key: startBytes.length === 0 ? PROBE_KEY : startBytes,
           range_end: this.#keys.rangeEnd(prefix),
           limit,
@@ -233,7 +241,7 @@ export class EtcdStorage implements Storage {
     const k = this.#keys.toEtcd(key);
     const res = await this.#call(
       (c) =>
-        c.kv.txn({
+        c.txn({
           compare: [{ key: k, target: "Create", result: "Equal", create_revision: 0 }],
           success: [{ request_put: { key: k, value: Buffer.from(value) } }],
           failure: [],
@@ -249,7 +257,7 @@ export class EtcdStorage implements Storage {
     const k = this.#keys.toEtcd(key);
     const res = await this.#call(
       (c) =>
-        c.kv.txn({
+        c.txn({
           compare: [{ key: k, target: "Mod", result: "Equal", mod_revision: expectedModRevision }],
           success: [{ request_put: { key: k, value: Buffer.from(value), prev_kv: true } }],
           failure: [{ request_range: { key: k } }],
@@ -272,7 +280,7 @@ export class EtcdStorage implements Storage {
   async delete(key: string, expectedModRevision?: number): Promise<DeleteResult> {
     const k = this.#keys.toEtcd(key);
     if (expectedModRevision === undefined) {
-      const res = await this.#call((c) => c.kv.deleteRange({ key: k, prev_kv: true }), key);
+      const res = await this.#call((c) => c.deleteRange({ key: k, prev_kv: true }), key);
       const revision = this.#seen(res.header);
       const prev = res.prev_kvs[0];
       if (prev === undefined) throw this.#error("NotFound", `key ${key} not found`, key);
@@ -280,7 +288,7 @@ export class EtcdStorage implements Storage {
     }
     const res = await this.#call(
       (c) =>
-        c.kv.txn({
+        c.txn({
           compare: [{ key: k, target: "Mod", result: "Equal", mod_revision: expectedModRevision }],
           success: [{ request_delete_range: { key: k, prev_kv: true } }],
           failure: [{ request_range: { key: k } }],
@@ -300,7 +308,7 @@ export class EtcdStorage implements Storage {
 
   async compact(revision: number): Promise<void> {
     try {
-      await this.#call((c) => c.kv.compact({ revision }), undefined, revision);
+      await this.#call((c) => c.compact({ revision }), undefined, revision);
     } catch (err) {
       if (isStorageError(err, "Compacted")) return; // at or below the current compaction
       if (isStorageError(err, "FutureRevision")) {
@@ -322,6 +330,7 @@ export class EtcdStorage implements Storage {
     this.#stream.close();
     const client = this.#client;
     this.#client = undefined;
+    this.#kv = undefined;
     if (client !== undefined) (await client.catch(() => undefined))?.close();
   }
 
@@ -338,6 +347,9 @@ export class EtcdStorage implements Storage {
             // grpc-js refuses messages over 4 MiB by default: a list of a few thousand objects.
             "grpc.max_receive_message_length": -1,
             "grpc.max_send_message_length": -1,
+            // Reconnect soon after etcd is back (grpc-js waits up to 2 min by default).
+            "grpc.initial_reconnect_backoff_ms": 100,
+            "grpc.max_reconnect_backoff_ms": 1000,
             // etcd refuses pings more often than every 5 s.
             "grpc.keepalive_time_ms": 10_000,
             "grpc.keepalive_timeout_ms": 5_000,
@@ -351,10 +363,11 @@ export class EtcdStorage implements Storage {
   }
 
   /** Runs one etcd call, turning its failures into {@link StorageError}s. */
-  async #call<T>(fn: (client: Etcd3) => Promise<T>, key?: string, revision?: number): Promise<T> {
+  async #call<T>(fn: (kv: EtcdKv) => Promise<T>, key?: string, revision?: number): Promise<T> {
     if (this.#closed) throw this.#error("Closed", "storage is closed", key);
     try {
-      return await fn(await this.#etcd());
+      this.#kv ??= this.#etcd().then((c) => new EtcdKv(c, this.#timeoutMs));
+      return await fn(await this.#kv);
     } catch (err) {
       if (this.#closed) throw this.#error("Closed", "storage is closed", key);
       const code = classifyEtcdError(err);
