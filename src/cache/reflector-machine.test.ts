@@ -318,6 +318,20 @@ describe("ReflectorMachine: streaming list", () => {
     ]);
   });
 
+  it("stops trying streaming lists after one closed cleanly with nothing in it", () => {
+    const m = machine({ useWatchList: true });
+    m.start(0);
+    const step = m.watchEnded(undefined, true, 5);
+    assert.deepEqual(step.command, list("0", 500));
+    assert.deepEqual(failures(step.effects), [["watch-list", "fallback-to-list", 0]]);
+    assert.equal(m.watchListEnabled, false);
+    const partial = machine({ useWatchList: true });
+    partial.start(0);
+    partial.watchEvents([added("a", "3")]);
+    partial.watchEnded(undefined, true, 5);
+    assert.equal(partial.watchListEnabled, true, "a list cut after some events is retried later");
+  });
+
   it("retries the streaming list after backoff when refused or rate limited, with RV '' after 410", () => {
     const m = machine({ useWatchList: true });
     m.start(0);

@@ -104,7 +104,8 @@ type AfterWait = "sync" | "watch";
  * Across phases: `#lastSyncRv` is the resourceVersion of the last list or event applied;
  * `#rvUnavailable` (after 410 or "too large") makes the next list a consistent read (RV "");
  * `#paginated` records that a list at RV "0" came back in pages, so relists keep paging;
- * `#watchListEnabled` turns off for good once the server refuses the streaming list.
+ * `#watchListEnabled` turns off for good once the server refuses the streaming list, or closes
+ * one cleanly without sending anything (not even the end bookmark every such list ends with).
  */
 export class ReflectorMachine<T extends KubeObject> {
   readonly #config: MachineConfig;
@@ -204,6 +205,7 @@ export class ReflectorMachine<T extends KubeObject> {
       return [{ type: "events", events }];
     }
     if (this.#phase !== "watch-listing") return [];
+    this.#watchEvents += events.length;
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
       if (e.type !== "BOOKMARK") {
@@ -246,6 +248,11 @@ export class ReflectorMachine<T extends KubeObject> {
       if (isGone(error) || isResourceVersionTooLarge(error)) {
         this.#rvUnavailable = true;
         return this.#backOff("watch-list", error, "relist", "sync", now);
+      }
+      if (error === undefined && this.#watchEvents === 0) {
+        // Closed cleanly without a single event: a server that does streaming lists always
+        // sends at least the end bookmark, so this one does not really; page from now on.
+        this.#watchListEnabled = false;
       }
       const why =
         error ??

@@ -160,17 +160,10 @@ describe("watch faults", () => {
     rig.proxy.cutWatches("end");
     const shortDelays: number[] = [];
     for (let round = 0; round < 3; round++) {
-      await until(
-        () =>
-          rig.failures.some(
-            (f, i) =>
-              i >= shortDelays.length * 2 &&
-              f.error instanceof Error &&
-              f.error.name === "ShortWatchError",
-          ),
-        "a short watch",
-      );
-      const f = rig.failures.filter((x) => (x.error as Error).name === "ShortWatchError")[round]!;
+      const shorts = () =>
+        rig.failures.filter((x) => (x.error as Error).name === "ShortWatchError");
+      await until(() => shorts().length > round, "a short watch");
+      const f = shorts()[round]!;
       shortDelays.push(f.delayMs);
       const requests = rig.proxy.requests.length;
       for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
