@@ -7,6 +7,12 @@
  * add. Each implementation runs the workloads from its own copy of bench/workqueue/workloads.ts
  * (imported under a distinct URL), so that neither runs on the other's type feedback, and each
  * workload runs once per implementation unmeasured (JIT warm-up) before the measured rounds.
+ *
+ * Each implementation also keeps one live queue of every kind for the whole run, as a controller
+ * does. Without it, the full collection that starts every round (to measure memory) would collect
+ * the hidden classes of an implementation whose queues all died during the other's round, and
+ * its next round would start from unoptimised code: an artefact of interleaving that penalises
+ * whichever implementation has more classes.
  */
 import {
   DelayingQueue,
@@ -40,12 +46,34 @@ async function compareWarm(
   await ctx.compare(workload, impls);
 }
 
+/** Queues with an item queued, one in flight and (kontroller's) one waiting; shut down at the end. */
+function keepAlive(): { shutDown(): void }[] {
+  const limiter = () =>
+    new ItemExponentialFailureRateLimiter<string>({ baseDelayMs: 0, maxDelayMs: 0 });
+  const queues = [
+    new Queue<string>(),
+    new Queue<string>({ strategy: new TwoLaneStrategy({ isFast: () => false }) }),
+    new DelayingQueue<string>(),
+    new RateLimitingQueue<string>({ rateLimiter: limiter() }),
+    new NaiveQueue<string>(),
+    new NaiveRateLimitingQueue<string>(0, 0),
+  ];
+  for (const q of queues) {
+    q.add("kept/in-flight");
+    void q.get();
+    q.add("kept/queued");
+    if (q instanceof DelayingQueue) q.addAfter("kept/waiting", 3_600_000);
+  }
+  return queues;
+}
+
 export const suite: Suite = {
   name: "workqueue",
   description: "Queue, rate-limiting and delaying queues against naive baselines (issue 3 W1–W5)",
   async run(ctx) {
     const k = await workloads("kontroller");
     const naive = await workloads("naive");
+    const kept = keepAlive();
     const n = ctx.quick ? 100_000 : 1_000_000;
     const small = ctx.quick ? 20_000 : 100_000;
 
@@ -86,5 +114,6 @@ export const suite: Suite = {
           1000,
         ),
     });
+    for (const q of kept) q.shutDown();
   },
 };

@@ -1,6 +1,5 @@
 import { type Clock, checkNumber, InvalidOptionError } from "../core/index.ts";
 import { BucketRateLimiter } from "./bucket-rate-limiter.ts";
-import { FailureCounts } from "./failure-counts.ts";
 import { checkRateLimiter, type RateLimiter } from "./rate-limiter.ts";
 
 /** Options for {@link ItemExponentialFailureRateLimiter}. */
@@ -25,8 +24,8 @@ export interface ItemExponentialFailureRateLimiterOptions {
 export class ItemExponentialFailureRateLimiter<T> implements RateLimiter<T> {
   readonly #baseDelayMs: number;
   readonly #maxDelayMs: number;
-  /** Failures per item since it was last forgotten. */
-  readonly #failures = new FailureCounts<T>();
+  /** Failures per item since it was last forgotten; items never failed have no entry. */
+  readonly #failures = new Map<T, number>();
 
   constructor(options: ItemExponentialFailureRateLimiterOptions = {}) {
     const owner = "ItemExponentialFailureRateLimiter";
@@ -37,18 +36,19 @@ export class ItemExponentialFailureRateLimiter<T> implements RateLimiter<T> {
   }
 
   when(item: T): number {
-    const failures = this.#failures.increment(item);
+    const failures = this.#failures.get(item) ?? 0;
+    this.#failures.set(item, failures + 1);
     if (this.#baseDelayMs === 0) return 0;
     const delay = this.#baseDelayMs * 2 ** failures;
     return Math.min(delay, this.#maxDelayMs);
   }
 
   forget(item: T): void {
-    this.#failures.forget(item);
+    this.#failures.delete(item);
   }
 
   numRequeues(item: T): number {
-    return this.#failures.get(item);
+    return this.#failures.get(item) ?? 0;
   }
 }
 
@@ -70,7 +70,7 @@ export class ItemFastSlowRateLimiter<T> implements RateLimiter<T> {
   readonly #fastDelayMs: number;
   readonly #slowDelayMs: number;
   readonly #maxFastAttempts: number;
-  readonly #failures = new FailureCounts<T>();
+  readonly #failures = new Map<T, number>();
 
   constructor(options: ItemFastSlowRateLimiterOptions) {
     const owner = "ItemFastSlowRateLimiter";
@@ -83,16 +83,17 @@ export class ItemFastSlowRateLimiter<T> implements RateLimiter<T> {
   }
 
   when(item: T): number {
-    const failures = this.#failures.increment(item) + 1;
+    const failures = (this.#failures.get(item) ?? 0) + 1;
+    this.#failures.set(item, failures);
     return failures <= this.#maxFastAttempts ? this.#fastDelayMs : this.#slowDelayMs;
   }
 
   forget(item: T): void {
-    this.#failures.forget(item);
+    this.#failures.delete(item);
   }
 
   numRequeues(item: T): number {
-    return this.#failures.get(item);
+    return this.#failures.get(item) ?? 0;
   }
 }
 
