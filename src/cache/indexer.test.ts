@@ -86,7 +86,7 @@ describe("Indexer", () => {
     ix.upsert(pod("a", "x", { nodeName: "n1" }));
     const old = ix.replace([pod("b", "y", { nodeName: "n2" })], "42");
     const was: string[] = [];
-    old.forEach((o, ns, name) => was.push(`${ns}/${name}:${o.metadata.name}`));
+    old.forEach((o, ns, name) => void was.push(`${ns}/${name}:${o.metadata.name}`));
     assert.deepEqual(was, ["a/x:x"]);
     assert.equal(old.get("a", "x")?.metadata.name, "x");
     assert.equal(old.get("b", "y"), undefined);
