@@ -347,6 +347,9 @@ export class EtcdStorage implements Storage {
             // grpc-js refuses messages over 4 MiB by default: a list of a few thousand objects.
             "grpc.max_receive_message_length": -1,
             "grpc.max_send_message_length": -1,
+            // No transparent retries: each call fails once and the caller decides; and the
+            // retry layer costs every call a buffer.
+            "grpc.enable_retries": 0,
             // Reconnect soon after etcd is back (grpc-js waits up to 2 min by default).
             "grpc.initial_reconnect_backoff_ms": 100,
             "grpc.max_reconnect_backoff_ms": 1000,

@@ -26,6 +26,8 @@ interface HubWatcher {
   readonly channel: AsyncChannel<WatchBatch>;
   /** Its own etcd subscription, when it starts before the feed's log. */
   own: WatchSubscription | undefined;
+  /** The revision of progress not yet handed over (0: none); see `#quiet`. */
+  quietTo: number;
 }
 
 interface LoggedBatch {
@@ -49,6 +51,9 @@ interface LoggedBatch {
  *   from before `#logStart` gets an etcd watcher of its own. Either way it sees every change
  *   ≥ F under its prefix once, in revision order.
  * - `#all` holds every open watcher; `#fed` those on the feed.
+ * - Progress is handed over once per event-loop turn: `#quiet` holds the watchers with news of
+ *   progress only (`quietTo`), flushed on the next turn — not once per etcd event for each of
+ *   a server's dozen watch caches. A watcher's batch of changes supersedes its pending progress.
  */
 export class EtcdWatchHub {
   readonly #o: EtcdWatchHubOptions;
@@ -59,6 +64,8 @@ export class EtcdWatchHub {
   #logStart = 0;
   #position = 0;
   #feed: WatchSubscription | undefined;
+  readonly #quiet = new Set<HubWatcher>();
+  #flushing = false;
   #closed = false;
 
   constructor(options: EtcdWatchHubOptions) {
@@ -72,6 +79,7 @@ export class EtcdWatchHub {
       prefix,
       from: 0,
       own: undefined,
+      quietTo: 0,
       channel: new AsyncChannel<WatchBatch>(() => this.#remove(w)),
     };
     const onAbort = () => {
@@ -125,7 +133,7 @@ export class EtcdWatchHub {
     if (this.#feed === undefined) this.#startFeed(w.from);
     if (w.from < this.#logStart) {
       w.own = this.#o.stream.subscribe(w.from, {
-        batch: (revision, raw) => deliver(w, revision, toStorageEvents(this.#o.keys, raw)),
+        batch: (revision, raw) => this.#deliver(w, revision, toStorageEvents(this.#o.keys, raw)),
         compacted: (c) => {
           this.#remove(w);
           w.channel.fail(this.#o.compactedError(w.from, c));
@@ -135,7 +143,7 @@ export class EtcdWatchHub {
     }
     for (let i = 0; i < this.#log.size; i++) {
       const batch = this.#log.at(i)!;
-      deliver(w, batch.revision, batch.events);
+      this.#deliver(w, batch.revision, batch.events);
     }
     // Say where the store is: the feed's position, or `from - 1` for a watch from now (etcd
     // has just told us so), as a watch on a quiet prefix would hear with its next write.
@@ -152,7 +160,7 @@ export class EtcdWatchHub {
         const events = toStorageEvents(this.#o.keys, raw);
         this.#position = revision;
         if (events.length > 0) this.#append({ revision, events });
-        for (const w of this.#fed) deliver(w, revision, events);
+        for (const w of this.#fed) this.#deliver(w, revision, events);
       },
       compacted: (c) => {
         // Our resume point was compacted while we were cut off: every watcher on the feed has
@@ -180,29 +188,46 @@ export class EtcdWatchHub {
     }
   }
 
+  /**
+   * Hands a watcher the changes of one batch that are under its prefix and at or after its
+   * start; with none, notes the progress for the next flush.
+   */
+  #deliver(w: HubWatcher, revision: number, events: readonly StorageEvent[]): void {
+    if (revision < w.from) return;
+    let mine: StorageEvent[] | undefined;
+    for (const e of events) {
+      if (eventRevision(e) < w.from) continue;
+      if (!(e.type === "put" ? e.kv.key : e.key).startsWith(w.prefix)) continue;
+      mine ??= [];
+      mine.push(e);
+    }
+    if (mine !== undefined) {
+      w.quietTo = 0;
+      this.#quiet.delete(w);
+      w.channel.push({ revision, events: mine });
+      return;
+    }
+    if (revision > w.quietTo) w.quietTo = revision;
+    this.#quiet.add(w);
+    if (this.#flushing) return;
+    this.#flushing = true;
+    setImmediate(() => {
+      this.#flushing = false;
+      for (const q of this.#quiet) {
+        progress(q, q.quietTo);
+        q.quietTo = 0;
+      }
+      this.#quiet.clear();
+    });
+  }
+
   #remove(w: HubWatcher): void {
     this.#all.delete(w);
     this.#fed.delete(w);
+    this.#quiet.delete(w);
     w.own?.cancel();
     w.own = undefined;
   }
-}
-
-/**
- * Hands a watcher the changes of one batch that are under its prefix and at or after its
- * start; with none, a progress batch (merged into an unread progress batch, if any).
- */
-function deliver(w: HubWatcher, revision: number, events: readonly StorageEvent[]): void {
-  if (revision < w.from) return;
-  let mine: StorageEvent[] | undefined;
-  for (const e of events) {
-    if (eventRevision(e) < w.from) continue;
-    if (!(e.type === "put" ? e.kv.key : e.key).startsWith(w.prefix)) continue;
-    mine ??= [];
-    mine.push(e);
-  }
-  if (mine !== undefined) w.channel.push({ revision, events: mine });
-  else progress(w, revision);
 }
 
 /** Tells a watcher the store reached `revision`, merged into an unread progress batch. */
