@@ -93,10 +93,6 @@ export class EtcdKv {
       if (this.#connection === pending) this.#connection = undefined;
     };
     let settled: Promise<T>;
-    // grpc-js captures a stack trace for every call (for its error messages): a tenth of the
-    // call's CPU. Ours say what failed without it.
-    const stackTraceLimit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
     try {
       settled = new Promise<T>((resolve, reject) => {
         connection.client[method]!(
@@ -115,14 +111,11 @@ export class EtcdKv {
         );
       });
     } catch (err) {
-      Error.stackTraceLimit = stackTraceLimit;
       // etcd3 closed this client after a failure elsewhere ("Channel has been shut down"):
       // take the host's new one.
       drop();
       if (retried) throw err;
       return this.#call(method, req, true);
-    } finally {
-      Error.stackTraceLimit = stackTraceLimit;
     }
     return settled;
   }
