@@ -36,9 +36,16 @@ const UNSCHEDULABLE_TAINT = {
   effect: "NoSchedule",
 } as const;
 
-/** True if the node's Ready condition is True. */
+const readiness = new WeakMap<Node, boolean>();
+
+/** True if the node's Ready condition is True (remembered per node object). */
 export function isReady(node: Node): boolean {
-  return (node.status?.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True");
+  let ready = readiness.get(node);
+  if (ready === undefined) {
+    ready = (node.status?.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True");
+    readiness.set(node, ready);
+  }
+  return ready;
 }
 
 /** True if one of `tolerations` tolerates a taint (kube's `Toleration.ToleratesTaint`). */
@@ -57,41 +64,53 @@ export function tolerates(
 
 /** True if every `spec.nodeSelector` label is on the node with that value. */
 export function matchesNodeSelector(pod: Pod, node: Node): boolean {
+  const selector = pod.spec?.nodeSelector;
+  if (selector === undefined) return true;
   const labels = node.metadata?.labels ?? {};
-  return Object.entries(pod.spec?.nodeSelector ?? {}).every(([k, v]) => labels[k] === v);
+  for (const k in selector) if (labels[k] !== selector[k]) return false;
+  return true;
 }
 
 /**
  * The resources a node lacks for the pod: what is requested on it plus what the pod requests
  * must not exceed what it offers (CPU, memory, pod count).
  */
-export function insufficientResources(request: Resources, info: NodeInfo): string[] {
-  const out: string[] = [];
+export function insufficientResources(request: Resources, info: NodeInfo): readonly string[] {
   const { allocatable: a, requested: r } = info;
-  if (r.pods + request.pods > a.pods) out.push(REASONS.pods);
-  if (request.milliCpu > 0 && r.milliCpu + request.milliCpu > a.milliCpu) out.push(REASONS.cpu);
-  if (request.memory > 0 && r.memory + request.memory > a.memory) out.push(REASONS.memory);
+  const pods = r.pods + request.pods > a.pods;
+  const cpu = request.milliCpu > 0 && r.milliCpu + request.milliCpu > a.milliCpu;
+  const memory = request.memory > 0 && r.memory + request.memory > a.memory;
+  if (!pods && !cpu && !memory) return FITS;
+  const out: string[] = [];
+  if (pods) out.push(REASONS.pods);
+  if (cpu) out.push(REASONS.cpu);
+  if (memory) out.push(REASONS.memory);
   return out;
 }
+
+/** The answer for a node that fits (shared: filtering allocates nothing on the common path). */
+const FITS: readonly string[] = Object.freeze([]);
 
 /**
  * Why `pod` cannot go on the node: an empty list if it fits. Filters run in kube's order and
  * the first that fails decides (the resource filter lists every resource that is short):
  * Ready, unschedulable (cordoned), NoSchedule/NoExecute taints, node selector, resources.
  */
-export function filterNode(pod: Pod, request: Resources, info: NodeInfo): string[] {
+export function filterNode(pod: Pod, request: Resources, info: NodeInfo): readonly string[] {
   const node = info.node;
   if (!isReady(node)) return [REASONS.notReady];
   const tolerations = pod.spec?.tolerations ?? [];
   if (node.spec?.unschedulable === true && !tolerates(tolerations, UNSCHEDULABLE_TAINT)) {
     return [REASONS.unschedulable];
   }
-  for (const taint of node.spec?.taints ?? []) {
-    if (taint.effect === "PreferNoSchedule") continue;
-    if (!tolerates(tolerations, taint)) {
-      return [`node(s) had untolerated taint {${taint.key}: ${taint.value ?? ""}}`];
+  const taints = node.spec?.taints;
+  if (taints !== undefined)
+    for (const taint of taints) {
+      if (taint.effect === "PreferNoSchedule") continue;
+      if (!tolerates(tolerations, taint)) {
+        return [`node(s) had untolerated taint {${taint.key}: ${taint.value ?? ""}}`];
+      }
     }
-  }
   if (!matchesNodeSelector(pod, node)) return [REASONS.selector];
   return insufficientResources(request, info);
 }

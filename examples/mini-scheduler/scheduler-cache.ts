@@ -70,6 +70,8 @@ export class SchedulerCache {
   readonly #pods: Store<Pod>;
   readonly #nodes: Store<Node>;
   readonly #usage = new Map<string, Usage>();
+  /** Node infos as last computed; dropped whenever their node's usage or assumptions change. */
+  readonly #infos = new Map<string, NodeInfo>();
   readonly #assumed = new Map<string, Assumption>();
   readonly #assumedOn = new Map<string, Map<string, Assumption>>();
 
@@ -109,6 +111,7 @@ export class SchedulerCache {
       this.#assumedOn.set(node, on);
     }
     on.set(key, a);
+    this.#infos.delete(node);
   }
 
   /** The binding of `key` failed: it no longer counts. Returns the node it was assumed on. */
@@ -122,6 +125,7 @@ export class SchedulerCache {
   /** A pod filed under `node` was added, changed or deleted in the informer's cache. */
   podChanged(node: string): void {
     this.#usage.delete(node);
+    this.#infos.delete(node);
   }
 
   /**
@@ -135,8 +139,8 @@ export class SchedulerCache {
     const sameUid = a.uid === undefined || a.uid === pod.metadata?.uid;
     if (deleted || !sameUid || pod.spec?.nodeName) {
       this.#drop(a);
-      this.#usage.delete(a.node);
-      if (pod.spec?.nodeName) this.#usage.delete(pod.spec.nodeName);
+      this.podChanged(a.node);
+      if (pod.spec?.nodeName) this.podChanged(pod.spec.nodeName);
     }
   }
 
@@ -150,6 +154,8 @@ export class SchedulerCache {
   /** One node with what is requested on it. */
   nodeInfo(node: Node): NodeInfo {
     const name = node.metadata?.name ?? "";
+    const cached = this.#infos.get(name);
+    if (cached !== undefined && cached.node === node) return cached;
     const usage = this.#usageOf(name);
     let requested = usage.requested;
     let nonZero = usage.nonZero;
@@ -161,13 +167,15 @@ export class SchedulerCache {
         memory: nonZero.memory + a.demand.nonZero.memory,
       };
     }
-    return {
+    const info: NodeInfo = {
       node,
       name,
       allocatable: cachedNodeAllocatable(node),
       requested,
       nonZeroRequested: nonZero,
     };
+    this.#infos.set(name, info);
+    return info;
   }
 
   #usageOf(node: string): Usage {
@@ -191,6 +199,7 @@ export class SchedulerCache {
   }
 
   #drop(a: Assumption): void {
+    this.#infos.delete(a.node);
     this.#assumed.delete(a.key);
     const on = this.#assumedOn.get(a.node);
     on?.delete(a.key);
