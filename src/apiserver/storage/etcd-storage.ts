@@ -1,4 +1,4 @@
-import type { Etcd3, IKeyValue, IOptions, IResponseHeader } from "etcd3";
+import type { IKeyValue, IResponseHeader } from "etcd3";
 import {
   Backoff,
   type BackoffOptions,
@@ -8,6 +8,7 @@ import {
   realClock,
   sleep,
 } from "../../core/index.ts";
+import { createEtcdClient, type EtcdClient, type EtcdKv } from "./etcd-client.ts";
 import {
   classifyEtcdError,
   type ErrorContext,
@@ -15,7 +16,6 @@ import {
   storageError,
   toKeyValue,
 } from "./etcd-codec.ts";
-import { EtcdKv } from "./etcd-kv.ts";
 import { EtcdWatchHub } from "./etcd-watch-hub.ts";
 import { EtcdWatchStream } from "./etcd-watch-stream.ts";
 import type {
@@ -56,18 +56,6 @@ export interface EtcdReadyOptions {
   onRetry?: (err: StorageError, attempt: number, delayMs: number) => void;
 }
 
-/** etcd3 calls only `execute` on a policy: this one runs each call once, with no retries. */
-const NEVER_ABORTED = new AbortController().signal;
-const ONCE = {
-  execute(fn: (context: { signal: AbortSignal }) => unknown, signal?: AbortSignal) {
-    try {
-      return Promise.resolve(fn({ signal: signal ?? NEVER_ABORTED }));
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  },
-} as unknown as NonNullable<NonNullable<IOptions["faultHandling"]>["global"]>;
-
 /** The key of no object: reading it costs etcd nothing and answers with its revision. */
 const PROBE_KEY = Buffer.from([0]);
 
@@ -93,8 +81,7 @@ export class EtcdStorage implements Storage {
   readonly #clock: Clock;
   readonly #stream: EtcdWatchStream;
   readonly #hub: EtcdWatchHub;
-  #client: Promise<Etcd3> | undefined;
-  #kv: Promise<EtcdKv> | undefined;
+  #client: Promise<EtcdClient> | undefined;
   #revision = 1;
   #compacted = 1;
   #closed = false;
@@ -125,7 +112,7 @@ export class EtcdStorage implements Storage {
     this.#keys = new EtcdKeys(this.prefix);
     this.#clock = options.clock ?? realClock;
     this.#stream = new EtcdWatchStream({
-      open: async () => (await this.#etcd()).watchClient.watch(),
+      open: async () => (await this.#etcd()).etcd3.watchClient.watch(),
       key: PROBE_KEY,
       rangeEnd: PROBE_KEY, // with key "\0": every key
       clock: this.#clock,
@@ -330,38 +317,15 @@ export class EtcdStorage implements Storage {
     this.#stream.close();
     const client = this.#client;
     this.#client = undefined;
-    this.#kv = undefined;
-    if (client !== undefined) (await client.catch(() => undefined))?.close();
+    if (client !== undefined) (await client.catch(() => undefined))?.etcd3.close();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
 
-  #etcd(): Promise<Etcd3> {
-    this.#client ??= import("etcd3").then(
-      ({ Etcd3 }) =>
-        new Etcd3({
-          hosts: [...this.endpoints],
-          grpcOptions: {
-            // grpc-js refuses messages over 4 MiB by default: a list of a few thousand objects.
-            "grpc.max_receive_message_length": -1,
-            "grpc.max_send_message_length": -1,
-            // No transparent retries: each call fails once and the caller decides; and the
-            // retry layer costs every call a buffer.
-            "grpc.enable_retries": 0,
-            // Reconnect soon after etcd is back (grpc-js waits up to 2 min by default).
-            "grpc.initial_reconnect_backoff_ms": 100,
-            "grpc.max_reconnect_backoff_ms": 1000,
-            // etcd refuses pings more often than every 5 s.
-            "grpc.keepalive_time_ms": 10_000,
-            "grpc.keepalive_timeout_ms": 5_000,
-          },
-          defaultCallOptions: (context) =>
-            context.isStream ? {} : { deadline: Date.now() + this.#timeoutMs },
-          faultHandling: { host: () => ONCE, global: ONCE },
-        }),
-    );
+  #etcd(): Promise<EtcdClient> {
+    this.#client ??= createEtcdClient(this.endpoints, this.#timeoutMs);
     return this.#client;
   }
 
@@ -369,8 +333,7 @@ export class EtcdStorage implements Storage {
   async #call<T>(fn: (kv: EtcdKv) => Promise<T>, key?: string, revision?: number): Promise<T> {
     if (this.#closed) throw this.#error("Closed", "storage is closed", key);
     try {
-      this.#kv ??= this.#etcd().then((c) => new EtcdKv(c, this.#timeoutMs));
-      return await fn(await this.#kv);
+      return await fn((await this.#etcd()).kv);
     } catch (err) {
       if (this.#closed) throw this.#error("Closed", "storage is closed", key);
       const code = classifyEtcdError(err);

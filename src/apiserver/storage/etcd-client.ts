@@ -4,11 +4,62 @@ import type {
   ICompactionResponse,
   IDeleteRangeRequest,
   IDeleteRangeResponse,
+  IOptions,
   IRangeRequest,
   IRangeResponse,
   ITxnRequest,
   ITxnResponse,
 } from "etcd3";
+
+/** An etcd3 client and its KV service, as {@link EtcdStorage} uses them. */
+export interface EtcdClient {
+  readonly etcd3: Etcd3;
+  readonly kv: EtcdKv;
+}
+
+/** etcd3 calls only `execute` on a policy: this one runs each call once, with no retries. */
+const NEVER_ABORTED = new AbortController().signal;
+const ONCE = {
+  execute(fn: (context: { signal: AbortSignal }) => unknown, signal?: AbortSignal) {
+    try {
+      return Promise.resolve(fn({ signal: signal ?? NEVER_ABORTED }));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  },
+} as unknown as NonNullable<NonNullable<IOptions["faultHandling"]>["global"]>;
+
+/**
+ * An etcd3 client for `endpoints` (the package is loaded now, not when kontroller/apiserver
+ * is): no retries of its own (a call fails once, as {@link EtcdStorage} reports it), no
+ * message size limit, prompt reconnection, keepalive pings etcd accepts.
+ */
+export async function createEtcdClient(
+  endpoints: readonly string[],
+  timeoutMs: number,
+): Promise<EtcdClient> {
+  const { Etcd3 } = await import("etcd3");
+  const etcd3 = new Etcd3({
+    hosts: [...endpoints],
+    grpcOptions: {
+      // grpc-js refuses messages over 4 MiB by default: a list of a few thousand objects.
+      "grpc.max_receive_message_length": -1,
+      "grpc.max_send_message_length": -1,
+      // No transparent retries: each call fails once and the caller decides; and the retry
+      // layer costs every call a buffer.
+      "grpc.enable_retries": 0,
+      // Reconnect soon after etcd is back (grpc-js waits up to 2 min by default).
+      "grpc.initial_reconnect_backoff_ms": 100,
+      "grpc.max_reconnect_backoff_ms": 1000,
+      // etcd refuses pings more often than every 5 s.
+      "grpc.keepalive_time_ms": 10_000,
+      "grpc.keepalive_timeout_ms": 5_000,
+    },
+    defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + timeoutMs }),
+    faultHandling: { host: () => ONCE, global: ONCE },
+  });
+  return { etcd3, kv: new EtcdKv(etcd3, timeoutMs) };
+}
 
 /** grpc-js `connectivityState.SHUTDOWN`: the channel was closed. */
 const SHUTDOWN = 4;
