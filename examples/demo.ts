@@ -1,7 +1,8 @@
 /**
  * `npm run demo` (= `kontroller demo`): the embedded API server, its control-plane controllers,
- * and both example controllers, with a handful of Users and HealthMonitors; progress in the
- * terminal; runs until Ctrl-C, then shuts down cleanly.
+ * both example controllers with a handful of Users and HealthMonitors, and the mini scheduler
+ * with a few nodes and pods; progress in the terminal; runs until Ctrl-C, then shuts down
+ * cleanly.
  *
  * `kontroller demo [--port N] [--kubeconfig-out PATH] [--data-dir DIR] [--quiet] [--controllers all|none]`
  */
@@ -18,6 +19,7 @@ import { waitFor } from "kontroller/testing";
 import { healthMonitorController } from "./health-monitor/controller.ts";
 import { HealthMonitor } from "./health-monitor/health-monitor.ts";
 import { startProbeTarget } from "./health-monitor/probe-target.ts";
+import { startSchedulerDemo } from "./mini-scheduler/demo-cluster.ts";
 import { userNamespaceController } from "./user-namespace/controller.ts";
 import { User } from "./user-namespace/user.ts";
 
@@ -122,17 +124,28 @@ export async function runDemo(
       }),
     );
   }
+  // No other scheduler runs here: the mini scheduler takes the pods kubectl creates, too.
+  const scheduler = await startSchedulerDemo(client, stop.signal);
   say(`data for Users under ${dataDir}`);
   say(`try: kubectl --kubeconfig ${kubeconfigPath} get users`);
   say(`     kubectl --kubeconfig ${kubeconfigPath} get healthmonitors`);
   say(`     kubectl --kubeconfig ${kubeconfigPath} get namespaces`);
+  say(`     kubectl --kubeconfig ${kubeconfigPath} get pods -o wide`);
+  say(`     kubectl --kubeconfig ${kubeconfigPath} get nodes`);
   say("Ctrl-C stops the demo.");
 
   const progress = values.quiet
     ? undefined
-    : setInterval(() => void status(manager, [users, monitors]).then(say), 2000);
+    : setInterval(
+        () =>
+          void status(manager, [users, monitors]).then((line) =>
+            say(`${line} | ${scheduler.status()}`),
+          ),
+        2000,
+      );
   try {
     await running;
+    await scheduler.stopped;
   } finally {
     if (progress !== undefined) clearInterval(progress);
     await controlPlane?.stop();

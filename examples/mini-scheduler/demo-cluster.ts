@@ -1,0 +1,80 @@
+/**
+ * The mini scheduler's part of `kontroller demo`: three nodes of different sizes (one with an
+ * SSD label, one cordoned), a few pods — web replicas, a database that wants the SSD node, and a
+ * batch job too big for every node, which stays Pending with a FailedScheduling event — and the
+ * scheduler, taking the pods of `default-scheduler` since no other scheduler runs there.
+ */
+import type { Client } from "kontroller/client";
+import { isAlreadyExists } from "kontroller/core";
+import { type Node, nodes, type Pod, pods } from "kontroller/resources";
+import { Scheduler } from "./scheduler.ts";
+
+/** The running demo scheduler. */
+export interface SchedulerDemo {
+  readonly scheduler: Scheduler;
+  /** Resolves once the scheduler has stopped (after the signal aborted). */
+  readonly stopped: Promise<void>;
+  /** One line for the progress display. */
+  status(): string;
+}
+
+function node(name: string, cpu: string, memory: string, labels: Record<string, string>): Node {
+  return {
+    metadata: { name, labels: { "kubernetes.io/hostname": name, ...labels } },
+    status: {
+      capacity: { cpu, memory, pods: "110" },
+      conditions: [{ type: "Ready", status: "True", reason: "KubeletReady" }],
+      nodeInfo: { kubeletVersion: "v1.32.0" } as NonNullable<Node["status"]>["nodeInfo"],
+    },
+  };
+}
+
+function pod(name: string, cpu: string, memory: string, extra: Partial<Pod["spec"]> = {}): Pod {
+  return {
+    metadata: { name, namespace: "default", labels: { app: name.replace(/-\d+$/, "") } },
+    spec: {
+      containers: [{ name: "main", image: "nginx:1.27", resources: { requests: { cpu, memory } } }],
+      ...extra,
+    },
+  };
+}
+
+/** Creates the demo's nodes and pods (those missing) and starts the scheduler until `signal`. */
+export async function startSchedulerDemo(
+  client: Client,
+  signal: AbortSignal,
+): Promise<SchedulerDemo> {
+  const create = async <T>(write: () => Promise<T>) => {
+    try {
+      await write();
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+    }
+  };
+  const nodeClient = client.resource(nodes);
+  for (const n of [
+    node("node-small", "2", "4Gi", {}),
+    node("node-large", "8", "16Gi", { disk: "ssd" }),
+    { ...node("node-maintenance", "16", "32Gi", {}), spec: { unschedulable: true } },
+  ]) {
+    await create(() => nodeClient.create(n));
+  }
+  const scheduler = new Scheduler({ client, schedulerName: "default-scheduler" });
+  const stopped = scheduler.start(signal);
+  const podClient = client.resource(pods, { namespace: "default" });
+  for (const p of [
+    pod("web-1", "500m", "256Mi"),
+    pod("web-2", "500m", "256Mi"),
+    pod("web-3", "500m", "256Mi"),
+    pod("db-1", "2", "4Gi", { nodeSelector: { disk: "ssd" }, priority: 1000 }),
+    pod("batch-1", "12", "8Gi"),
+  ]) {
+    await create(() => podClient.create(p));
+  }
+  return {
+    scheduler,
+    stopped,
+    status: () =>
+      `mini-scheduler: ${scheduler.stats.bound} bound, ${scheduler.unschedulableCount} waiting for room`,
+  };
+}
