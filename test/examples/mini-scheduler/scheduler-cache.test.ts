@@ -106,6 +106,19 @@ describe("mini-scheduler: scheduler cache", () => {
     assert.equal(cpu("n1"), 1000);
   });
 
+  it("reads a node again when it changes (allocatable), and keeps its usage", () => {
+    const { pods, nodes, cache } = setup();
+    pods.upsert(pod("a", "1", "n1"));
+    const before = cache.nodeInfos().find((i) => i.name === "n1")!;
+    assert.equal(before.allocatable.milliCpu, 4000);
+    const bigger = node("n1");
+    bigger.status!.allocatable!.cpu = "16";
+    nodes.upsert(bigger);
+    const after = cache.nodeInfos().find((i) => i.name === "n1")!;
+    assert.equal(after.allocatable.milliCpu, 16_000);
+    assert.equal(after.requested.milliCpu, 1000);
+  });
+
   it("does not count finished pods", () => {
     const { pods, cache, cpu } = setup();
     const done = pod("done", "3", "n1");
