@@ -11,7 +11,7 @@
  * - `saturation`: a backlog of updates released at once — `events_per_s`.
  *
  * `--quick` shrinks every workload (1 000 and 5 000 objects, 3 s of writes, 5 000 events) but
- * keeps the names.
+ * keeps the names. `KONTROLLER_BENCH_ONLY=steady-1k-per-s,saturation` runs only those workloads.
  */
 import type { Suite } from "./harness.ts";
 import { peers } from "./informer/peers.ts";
@@ -25,6 +25,8 @@ export const suite: Suite = {
   description:
     "kontroller SharedInformer vs @kubernetes/client-node makeInformer vs JSON.parse, against the embedded API server",
   async run(ctx) {
+    const only = process.env.KONTROLLER_BENCH_ONLY?.split(",");
+    const wanted = (workload: string) => only === undefined || only.includes(workload);
     await using server = await startBenchServer();
     const sizes: [string, number][] = ctx.quick
       ? [
@@ -36,6 +38,7 @@ export const suite: Suite = {
           ["sync-100k", 100_000],
         ];
     for (const [workload, count] of sizes) {
+      if (!wanted(workload)) continue;
       const namespace = workload;
       await server.call({ type: "populate", namespace, count, bytes: PAYLOAD_BYTES });
       await ctx.compare(workload, {
@@ -53,18 +56,20 @@ export const suite: Suite = {
       bytes: PAYLOAD_BYTES,
     });
     const durationMs = ctx.quick ? 3_000 : 30_000;
-    await ctx.compare("steady-1k-per-s", {
-      kontroller: () =>
-        steadyRound(peers.kontroller!, server.url, "steady", objects, 1_000, durationMs),
-      "client-node": () =>
-        steadyRound(peers["client-node"]!, server.url, "steady", objects, 1_000, durationMs),
-    });
+    if (wanted("steady-1k-per-s"))
+      await ctx.compare("steady-1k-per-s", {
+        kontroller: () =>
+          steadyRound(peers.kontroller!, server.url, "steady", objects, 1_000, durationMs),
+        "client-node": () =>
+          steadyRound(peers["client-node"]!, server.url, "steady", objects, 1_000, durationMs),
+      });
 
     const events = ctx.quick ? 5_000 : 30_000;
-    await ctx.compare("saturation", {
-      kontroller: () => saturationRound(peers.kontroller!, server, "steady", objects, events),
-      "client-node": () =>
-        saturationRound(peers["client-node"]!, server, "steady", objects, events),
-    });
+    if (wanted("saturation"))
+      await ctx.compare("saturation", {
+        kontroller: () => saturationRound(peers.kontroller!, server, "steady", objects, events),
+        "client-node": () =>
+          saturationRound(peers["client-node"]!, server, "steady", objects, events),
+      });
   },
 };

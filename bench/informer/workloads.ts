@@ -101,7 +101,7 @@ export async function steadyRound(
   while (!seen() && nowMs() < deadline) await new Promise((r) => setTimeout(r, 5));
   await informer.stop();
   if (!seen())
-    throw new Error(`the handler missed writes (${handled.size} seen, ${responded.size} answered)`);
+    throw new Error(`${peer.name}: the handler missed writes (${handled.size} seen, ${responded.size} answered)`);
   if (failed > total / 100) throw new Error(`${failed} of ${total} writes failed`);
   const latencies = [...responded].map(([seq, at]) => Math.max(0, handled.get(seq)! - at));
   return {
