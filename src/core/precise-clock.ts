@@ -1,4 +1,5 @@
 import type { CancelTimer, Clock } from "./clock.ts";
+import { Heap } from "./heap.ts";
 
 /** Node's `setTimeout` cannot wait longer than this; longer waits are chained. */
 const MAX_NODE_DELAY_MS = 2 ** 31 - 1;
@@ -11,46 +12,82 @@ const MAX_NODE_DELAY_MS = 2 ** 31 - 1;
  * time) neither stalls nor hurries a delay, whereas `realClock` holds still after a step back.
  * Over long runs it may drift from `Date.now()` by whatever the wall clock was adjusted by.
  *
- * A timer waits with `setTimeout` for the whole milliseconds, then with `setImmediate` turns for
- * the last fraction of a millisecond, so it fires a few microseconds after it is due instead of up
- * to two milliseconds late (Node timers have millisecond resolution and their own notion of
- * "now"); never early. The price is up to about one millisecond of event-loop turns per timer.
- * Keeps the `Clock` guarantees (the clock conformance suite runs against it).
+ * All its timers wait in one heap, earliest first (ties in the order they were set), behind a
+ * single wake-up: a `setTimeout` for the whole milliseconds to the earliest, then `setImmediate`
+ * turns for the last fraction. A wake-up fires every timer that is due, in heap order, so a
+ * timer fires a few microseconds after it is due instead of up to two milliseconds late, never
+ * early, and never before an earlier one — even when Node's timers, which measure from a
+ * cached loop time, wake up early or late. The price is up to about one millisecond of
+ * event-loop turns per wake-up. Keeps the `Clock` guarantees (the conformance suite runs on it).
+ *
+ * Invariant: `#timers` holds exactly the live timers; a wake-up is armed whenever it is non-empty.
  */
 class PreciseClock implements Clock {
+  readonly #timers = new Heap<PreciseTimer>(
+    (a, b) => a.due < b.due || (a.due === b.due && a.seq < b.seq),
+  );
+  #seq = 0;
+  #timeout: NodeJS.Timeout | undefined;
+  #immediate: NodeJS.Immediate | undefined;
+  /** The due time the armed wake-up is for. */
+  #armedFor = Number.POSITIVE_INFINITY;
+
   now(): number {
     return performance.timeOrigin + performance.now();
   }
 
   setTimer(delayMs: number, fn: () => void): CancelTimer {
-    const due = performance.now() + Math.max(0, delayMs);
-    let timeout: NodeJS.Timeout | undefined;
-    let immediate: NodeJS.Immediate | undefined;
-    let cancelled = false;
-    const check = () => {
-      timeout = undefined;
-      immediate = undefined;
-      if (cancelled) return;
-      const remaining = due - performance.now();
-      if (remaining >= 1) {
-        timeout = setTimeout(check, Math.min(Math.floor(remaining), MAX_NODE_DELAY_MS));
-      } else if (remaining > 0) {
-        immediate = setImmediate(check);
-      } else {
-        cancelled = true;
-        fn();
-      }
-    };
-    // Never synchronously: even a due timer fires from the event loop.
-    if (delayMs >= 1) timeout = setTimeout(check, Math.min(Math.floor(delayMs), MAX_NODE_DELAY_MS));
-    else immediate = setImmediate(check);
+    const node = this.#timers.push({
+      due: performance.now() + Math.max(0, delayMs),
+      seq: this.#seq++,
+      fn,
+    });
+    // Never synchronously: even a due timer fires from a wake-up.
+    if (node.value.due < this.#armedFor) this.#arm();
     return () => {
-      cancelled = true;
-      if (timeout !== undefined) clearTimeout(timeout);
-      if (immediate !== undefined) clearImmediate(immediate);
+      this.#timers.remove(node);
     };
   }
+
+  /** Arms the one wake-up for the earliest timer (replacing any other). */
+  #arm(): void {
+    if (this.#timeout !== undefined) clearTimeout(this.#timeout);
+    if (this.#immediate !== undefined) clearImmediate(this.#immediate);
+    this.#timeout = undefined;
+    this.#immediate = undefined;
+    const first = this.#timers.peek();
+    this.#armedFor = first?.due ?? Number.POSITIVE_INFINITY;
+    if (first === undefined) return;
+    const remaining = first.due - performance.now();
+    if (remaining >= 1) {
+      this.#timeout = setTimeout(this.#wake, Math.min(Math.floor(remaining), MAX_NODE_DELAY_MS));
+    } else {
+      this.#immediate = setImmediate(this.#wake);
+    }
+  }
+
+  /** Fires every due timer in order, then arms the next wake-up. */
+  readonly #wake = (): void => {
+    this.#timeout = undefined;
+    this.#immediate = undefined;
+    this.#armedFor = Number.POSITIVE_INFINITY;
+    for (
+      let t = this.#timers.peek();
+      t !== undefined && t.due <= performance.now();
+      t = this.#timers.peek()
+    ) {
+      this.#timers.pop();
+      t.fn();
+    }
+    if (this.#armedFor === Number.POSITIVE_INFINITY) this.#arm();
+  };
 }
 
-/** The process-wide precise clock. Stateless, so sharing is safe. */
+interface PreciseTimer {
+  readonly due: number;
+  readonly seq: number;
+  readonly fn: () => void;
+}
+
+/** The process-wide precise clock. Its only state is the timers about to fire. */
 export const preciseClock: Clock = new PreciseClock();
