@@ -15,13 +15,18 @@ export interface SchedulerOptions {
    * @default "mini-scheduler"
    */
   schedulerName?: string;
-  /** Informers come from here (share a Manager's factory). @default a factory of its own */
+  /**
+   * Informers come from here (share a Manager's factory); its owner starts and stops it — after
+   * the scheduler is constructed, since that is when the scheduler asks for its informers.
+   * @default a factory of its own, started and stopped with the scheduler
+   */
   factory?: InformerFactory;
   /** Binds pods to nodes. @default a Binding POSTed to `pods/{name}/binding` */
   binder?: Binder;
   /**
-   * Records `Scheduled` and `FailedScheduling` events.
-   * @default an EventRecorder of its own, reporting as the scheduler name
+   * Records `Scheduled` and `FailedScheduling` events; a recorder given here is flushed, not
+   * closed, when the scheduler stops.
+   * @default an EventRecorder of its own, reporting as the scheduler name, closed on stop
    */
   recorder?: EventRecorder;
   /** A pod's first backoff after it fit nowhere; doubles per failure. @default 1000 */

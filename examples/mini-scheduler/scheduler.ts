@@ -127,7 +127,9 @@ export class Scheduler {
       signal.removeEventListener("abort", stop);
       this.#queue.shutDown();
       await Promise.all([...this.#binds, ...this.#writes]);
-      await this.#recorder.close();
+      // A recorder of our own is closed; one we were given (a Manager's) is only flushed.
+      if (this.#o.recorder === undefined) await this.#recorder.close();
+      else await this.#recorder.flush();
       if (this.#o.factory === undefined) await this.#factory.shutdown();
       this.#state = "stopped";
       this.#wakeIdle();

@@ -102,12 +102,12 @@ describe("example: mini-scheduler under faults", () => {
         passed.inc();
       },
     };
-    // Stopping closes the recorder last: by then every binding in flight must have finished.
+    // Stopping flushes the recorder last: by then every binding in flight must have finished.
     let completedAtClose = -1;
     class ClosingRecorder extends EventRecorder {
-      override close(): Promise<void> {
-        completedAtClose = completedHeld;
-        return super.close();
+      override flush(): Promise<void> {
+        if (completedAtClose < 0) completedAtClose = completedHeld;
+        return super.flush();
       }
     }
     const recorder = new ClosingRecorder({
