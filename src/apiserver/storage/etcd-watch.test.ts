@@ -245,7 +245,11 @@ describe("EtcdWatchHub", () => {
     feed.events(1, 12, [put("/other-tenant/y", 12)]);
     feed.events(1, 13, [put("/p/b/z", 13)]);
     assert.deepEqual(await take(a, 2), ["11:+/a/x", "13:"], "progress once per turn, the latest");
-    assert.deepEqual(await take(b, 2), ["10:", "13:+/b/z"], "its change at 13 supersedes news of 12");
+    assert.deepEqual(
+      await take(b, 2),
+      ["10:", "13:+/b/z"],
+      "its change at 13 supersedes news of 12",
+    );
   });
 
   it("replays a watch from the recent past out of its log, then goes live; older starts get their own etcd watch", async () => {
