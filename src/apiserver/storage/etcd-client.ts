@@ -127,7 +127,8 @@ export class EtcdKv {
   }
 
   async #call<T>(method: string, req: unknown, retried = false): Promise<T> {
-    const pending = (this.#connection ??= this.#pool.withConnection("KV", (c) => c));
+    this.#connection ??= this.#pool.withConnection("KV", (c) => c);
+    const pending = this.#connection;
     let connection: Connection;
     try {
       connection = await pending;
