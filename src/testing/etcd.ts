@@ -32,6 +32,12 @@ export interface EtcdProcess extends AsyncDisposable {
   readonly running: boolean;
   /** Kills etcd at once (SIGKILL), as a crash does; the data stays. Resolves once it exited. */
   kill(): Promise<void>;
+  /**
+   * Freezes etcd (SIGSTOP): its connections stay open and nothing answers, as when it hangs.
+   * `resume()` thaws it.
+   */
+  pause(): void;
+  resume(): void;
   /** Starts etcd again on the same ports with the same data; resolves once it serves. */
   restart(options?: { signal?: AbortSignal }): Promise<void>;
   /** Stops etcd and removes its data directory. Idempotent. */
@@ -79,6 +85,7 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdPro
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
+      child?.kill("SIGCONT"); // a stopped etcd would not act on SIGTERM
       if (child !== undefined) await stop(child, "SIGTERM");
       await rm(dataDir, { recursive: true, force: true });
     })();
@@ -92,6 +99,12 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdPro
     },
     async kill() {
       if (child !== undefined) await stop(child, "SIGKILL");
+    },
+    pause() {
+      child?.kill("SIGSTOP");
+    },
+    resume() {
+      child?.kill("SIGCONT");
     },
     async restart(restartOptions = {}) {
       if (closing !== undefined) throw new Error(`etcd at ${endpoint} is closed`);

@@ -83,6 +83,27 @@ describe("etcd faults", () => {
     assert.equal(probe.mirror.get("default/c")?.data?.again, "yes");
   });
 
+  it("a hung etcd: calls fail Unavailable once requestTimeoutMs passes, and succeed once it runs again", {
+    timeout: 60_000,
+  }, async () => {
+    await using etcd = await startEtcd();
+    await using storage = new EtcdStorage({ endpoints: [etcd.endpoint], requestTimeoutMs: 300 });
+    await storage.create("/before", "1");
+    etcd.pause();
+    try {
+      await assert.rejects(storage.create("/during", "1"), (err: unknown) => {
+        assert.ok(isStorageError(err, "Unavailable"), String(err));
+        assert.match(err.message, /Deadline exceeded|DEADLINE_EXCEEDED|did not answer/);
+        return true;
+      });
+    } finally {
+      etcd.resume();
+    }
+    await storage.ready();
+    const kv = await storage.create("/after", "1");
+    assert.equal(kv.version, 1);
+  });
+
   it("etcd killed while writes are in flight: each ends 201 or a 5xx Status, none hangs, and every 201 is kept", {
     timeout: 60_000,
   }, async () => {
