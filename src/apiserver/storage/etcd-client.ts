@@ -48,6 +48,8 @@ export async function createEtcdClient(
       // No transparent retries: each call fails once and the caller decides; and the retry
       // layer costs every call a buffer.
       "grpc.enable_retries": 0,
+      // No channelz bookkeeping (per-call counters and timestamps nobody reads).
+      "grpc.enable_channelz": 0,
       // Reconnect soon after etcd is back (grpc-js waits up to 2 min by default).
       "grpc.initial_reconnect_backoff_ms": 100,
       "grpc.max_reconnect_backoff_ms": 1000,
