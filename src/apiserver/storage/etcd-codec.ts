@@ -1,4 +1,4 @@
-import type { IEvent, IKeyValue } from "etcd3";
+import type { IEvent } from "etcd3";
 import type { KeyValue, StorageEvent } from "./storage.ts";
 import { StorageError, type StorageErrorCode } from "./storage-error.ts";
 
@@ -50,8 +50,16 @@ export function prefixEnd(prefix: Buffer): Buffer {
   return Buffer.from([0]);
 }
 
+/** An etcd key-value as etcd3 (longs as strings) or etcd-proto.ts (numbers) decodes it. */
+export interface EtcdKeyValue {
+  readonly value: Buffer;
+  readonly create_revision: string | number;
+  readonly mod_revision: string | number;
+  readonly version: string | number;
+}
+
 /** An etcd key-value as a storage {@link KeyValue} under the storage key `key`. */
-export function toKeyValue(kv: IKeyValue, key: string): KeyValue {
+export function toKeyValue(kv: EtcdKeyValue, key: string): KeyValue {
   return {
     key,
     value: kv.value.toString("utf8"),

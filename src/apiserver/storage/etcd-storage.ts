@@ -1,4 +1,3 @@
-import type { IKeyValue, IResponseHeader } from "etcd3";
 import {
   Backoff,
   type BackoffOptions,
@@ -16,6 +15,7 @@ import {
   storageError,
   toKeyValue,
 } from "./etcd-codec.ts";
+import type { RawKeyValue, ResponseHeader } from "./etcd-proto.ts";
 import { EtcdWatchHub } from "./etcd-watch-hub.ts";
 import { EtcdWatchStream } from "./etcd-watch-stream.ts";
 import type {
@@ -254,7 +254,7 @@ export class EtcdStorage implements Storage {
     const revision = this.#seen(res.header);
     if (!res.succeeded)
       this.#refused(key, res.responses[0]?.response_range?.kvs[0], expectedModRevision);
-    const prev = res.responses[0]!.response_put.prev_kv;
+    const prev = res.responses[0]!.response_put!.prev_kv!;
     return {
       key,
       value,
@@ -285,7 +285,7 @@ export class EtcdStorage implements Storage {
     const revision = this.#seen(res.header);
     if (!res.succeeded)
       this.#refused(key, res.responses[0]?.response_range?.kvs[0], expectedModRevision);
-    const prev = res.responses[0]!.response_delete_range.prev_kvs[0]!;
+    const prev = res.responses[0]!.response_delete_range!.prev_kvs[0]!;
     return { revision, prev: toKeyValue(prev, key) };
   }
 
@@ -317,7 +317,7 @@ export class EtcdStorage implements Storage {
     this.#stream.close();
     const client = this.#client;
     this.#client = undefined;
-    if (client !== undefined) (await client.catch(() => undefined))?.etcd3.close();
+    if (client !== undefined) (await client.catch(() => undefined))?.close();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -364,7 +364,7 @@ export class EtcdStorage implements Storage {
   }
 
   /** A refused compare-and-swap: NotFound or Conflict, from what etcd read instead. */
-  #refused(key: string, current: IKeyValue | undefined, expected: number): never {
+  #refused(key: string, current: RawKeyValue | undefined, expected: number): never {
     if (current === undefined) throw this.#error("NotFound", `key ${key} not found`, key);
     throw this.#error(
       "Conflict",
@@ -373,8 +373,8 @@ export class EtcdStorage implements Storage {
     );
   }
 
-  #seen(header: IResponseHeader): number {
-    const revision = Number(header.revision);
+  #seen(header: ResponseHeader): number {
+    const revision = header.revision;
     if (revision > this.#revision) this.#revision = revision;
     return revision;
   }
