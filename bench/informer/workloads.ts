@@ -101,7 +101,9 @@ export async function steadyRound(
   while (!seen() && nowMs() < deadline) await new Promise((r) => setTimeout(r, 5));
   await informer.stop();
   if (!seen())
-    throw new Error(`${peer.name}: the handler missed writes (${handled.size} seen, ${responded.size} answered)`);
+    throw new Error(
+      `${peer.name}: the handler missed writes (${handled.size} seen, ${responded.size} answered)`,
+    );
   if (failed > total / 100) throw new Error(`${failed} of ${total} writes failed`);
   const latencies = [...responded].map(([seq, at]) => Math.max(0, handled.get(seq)! - at));
   return {
@@ -137,7 +139,18 @@ export async function saturationRound(
   if (count > 0) throw new Error(`${count} events passed the stalled watch`);
   const started = nowMs();
   await server.call({ type: "resume" });
-  await finished;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<void>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${peer.name}: ${count} of ${events} events after 120 s`)),
+      120_000,
+    );
+  });
+  try {
+    await Promise.race([finished, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
   const ms = nowMs() - started;
   await informer.stop();
   return { events_per_s: { value: events / (ms / 1000), unit: "events/s" } };
