@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { describe, it } from "node:test";
 import { clockConformance } from "../testing/index.ts";
 import { preciseClock } from "./precise-clock.ts";
@@ -43,5 +45,22 @@ describe("preciseClock", () => {
     preciseClock.setTimer(2.9, () => cancelLong());
     await new Promise<void>((resolve) => preciseClock.setTimer(5, resolve));
     assert.deepEqual(fired, []);
+  });
+});
+
+describe("preciseClock and the process", () => {
+  it("lets the process exit once its only timer, an hour away, is cancelled outside a wake-up", async () => {
+    const source = new URL("./precise-clock.ts", import.meta.url).href;
+    const script = `import { preciseClock } from ${JSON.stringify(source)};
+      const cancel = preciseClock.setTimer(3_600_000, () => console.log("fired"));
+      setImmediate(cancel);`;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    const [code] = (await once(child, "exit")) as [number | null];
+    assert.equal(code, 0);
+    assert.equal(out, "");
   });
 });

@@ -20,7 +20,8 @@ const MAX_NODE_DELAY_MS = 2 ** 31 - 1;
  * cached loop time, wake up early or late. The price is up to about one millisecond of
  * event-loop turns per wake-up. Keeps the `Clock` guarantees (the conformance suite runs on it).
  *
- * Invariant: `#timers` holds exactly the live timers; a wake-up is armed whenever it is non-empty.
+ * Invariant: `#timers` holds exactly the live timers; a wake-up is armed whenever it is non-empty,
+ * and none is armed when it is empty (outside a wake-up), so the clock holds no process open.
  */
 class PreciseClock implements Clock {
   readonly #timers = new Heap<PreciseTimer>(
@@ -45,7 +46,9 @@ class PreciseClock implements Clock {
     // Never synchronously: even a due timer fires from a wake-up.
     if (node.value.due < this.#armedFor) this.#arm();
     return () => {
-      this.#timers.remove(node);
+      // Re-arm when the timer the wake-up waits for goes: a cancelled hour-long timer must not
+      // keep an idle process alive for that hour.
+      if (this.#timers.remove(node) && node.value.due <= this.#armedFor) this.#arm();
     };
   }
 
