@@ -39,7 +39,7 @@ async function run(
     );
   }
   const factory = new InformerFactory({ client, logger: silent });
-  const lister = factory.listerFor(configMaps);
+  const lister = factory.lister(configMaps);
   const createdAt = new Map<string, number>();
   const latencies: number[] = [];
   let reconciled = 0;

@@ -51,7 +51,7 @@ export function healthMonitorController(
   options: HealthMonitorOptions = {},
 ): ControllerSpec<HealthMonitor> {
   const monitors = manager.client.resource(HealthMonitor);
-  const lister = manager.factory.listerFor(HealthMonitor);
+  const lister = manager.factory.lister(HealthMonitor);
   const timeoutMs = options.probeTimeoutMs ?? 5000;
   const now = options.now ?? Date.now;
   return controller({

@@ -72,10 +72,10 @@ export class Scheduler {
     this.name = this.#o.schedulerName;
     const client = this.#o.client;
     this.#factory = this.#o.factory ?? new InformerFactory({ client, logger: this.#o.logger });
-    this.#podInformer = this.#factory.informerFor(pods, {
+    this.#podInformer = this.#factory.informer(pods, {
       indexers: { [NODE_NAME_INDEX]: nodeNameIndexFunc },
     });
-    this.#nodeInformer = this.#factory.informerFor(nodes);
+    this.#nodeInformer = this.#factory.informer(nodes);
     this.#recorder =
       this.#o.recorder ??
       new EventRecorder({

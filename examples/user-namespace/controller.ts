@@ -55,7 +55,7 @@ export function userNamespaceController(
 ): ControllerSpec<User> {
   const users = manager.client.resource(User);
   const nsClient = manager.client.resource(namespaces);
-  const userLister = manager.factory.listerFor(User);
+  const userLister = manager.factory.lister(User);
   const stateDir = (name: string) => join(options.dataDir, name);
 
   return controller({

@@ -52,17 +52,17 @@ export interface InformerFor<T extends KubeObject> {
 }
 
 /**
- * Makes and shares informers. `informerFor` returns the same informer for the same resource,
+ * Makes and shares informers. `informer` returns the same informer for the same resource,
  * namespace and selectors; {@link start} runs those not yet running (call it again after asking
  * for more); {@link waitForCacheSync} waits for the running ones.
  *
  * @example
  * ```ts
  * await using factory = new InformerFactory({ client });
- * const pods = factory.informerFor(podsDef, { namespace: "default" });
+ * const pods = factory.informer(podsDef, { namespace: "default" });
  * factory.start(signal);
  * await factory.waitForCacheSync(signal);
- * const web = factory.listerFor(podsDef, { namespace: "default" }).namespace("default").get("web");
+ * const web = factory.lister(podsDef, { namespace: "default" }).namespace("default").get("web");
  * ```
  */
 export class InformerFactory {
@@ -76,7 +76,7 @@ export class InformerFactory {
   }
 
   /** The shared informer for `definition` in a namespace, with selectors. */
-  informerFor<T extends KubeObject>(
+  informer<T extends KubeObject>(
     definition: ResourceDefinition<T>,
     options: InformerFor<T> = {},
   ): SharedInformer<T> {
@@ -117,11 +117,11 @@ export class InformerFactory {
   }
 
   /** A lister over the shared informer for the same arguments. */
-  listerFor<T extends KubeObject>(
+  lister<T extends KubeObject>(
     definition: ResourceDefinition<T>,
     options: InformerFor<T> = {},
   ): Lister<T> {
-    return new Lister(this.informerFor(definition, options).store, definition);
+    return new Lister(this.informer(definition, options).store, definition);
   }
 
   /** Runs every informer not running yet; they stop when `signal` aborts or on {@link shutdown}. */

@@ -38,7 +38,7 @@ export function connectSources(
   const ownerNamespaced = forDef?.scope === "Namespaced";
 
   const connect = (src: Source, kind: SourceKind, keysOf: (obj: KubeObject) => string[]) => {
-    const informer = factory.informerFor(
+    const informer = factory.informer(
       src.resource,
       spec.namespace === undefined ? {} : { namespace: spec.namespace },
     );

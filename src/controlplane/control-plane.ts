@@ -109,7 +109,7 @@ export class ControlPlane {
       logger: m.logger,
       recorder: m.recorder,
     });
-    const nsStore = nsOn ? m.factory.informerFor(namespaces).store : undefined;
+    const nsStore = nsOn ? m.factory.informer(namespaces).store : undefined;
     const handlers: MonitorHandler[] = [];
     if (gcOn) handlers.push(gc);
     if (nsStore !== undefined) {

@@ -70,7 +70,7 @@ describe("informers over HTTP", () => {
     await using client = createClient({ url: server.url });
     const writer = client.resource(configMaps, { namespace: "default" });
     await using factory = new InformerFactory({ client, logger: silent });
-    const web = factory.informerFor(configMaps, { labelSelector: "app=web" });
+    const web = factory.informer(configMaps, { labelSelector: "app=web" });
     const log: string[] = [];
     web.addEventHandler({
       onAdd: (o) => void log.push(`add ${o.metadata?.name}`),
@@ -93,23 +93,23 @@ describe("informers over HTTP", () => {
     await writer.create({ metadata: { name: "a", labels: { tier: "1" } } });
     await writer.create({ metadata: { name: "b", labels: { tier: "2" } } });
     await using factory = new InformerFactory({ client, logger: silent });
-    const one = factory.informerFor(configMaps);
-    assert.equal(factory.informerFor(configMaps), one);
-    assert.equal(factory.informerFor(configMaps, { labelSelector: "" }), one);
-    const inDefault = factory.informerFor(configMaps, { namespace: "default" });
+    const one = factory.informer(configMaps);
+    assert.equal(factory.informer(configMaps), one);
+    assert.equal(factory.informer(configMaps, { labelSelector: "" }), one);
+    const inDefault = factory.informer(configMaps, { namespace: "default" });
     assert.notEqual(inDefault, one);
     assert.equal(
-      factory.informerFor(configMaps, { labelSelector: "b=2,a=1" }),
-      factory.informerFor(configMaps, { labelSelector: "a=1,b=2" }),
+      factory.informer(configMaps, { labelSelector: "b=2,a=1" }),
+      factory.informer(configMaps, { labelSelector: "a=1,b=2" }),
     );
-    const byTier = factory.informerFor(configMaps, {
+    const byTier = factory.informer(configMaps, {
       indexers: { tier: (o) => [o.metadata?.labels?.tier ?? ""] },
     });
     assert.equal(byTier, one);
     factory.start();
     const synced = await factory.waitForCacheSync();
     assert.equal(synced.length, 3);
-    const lister = factory.listerFor(configMaps);
+    const lister = factory.lister(configMaps);
     assert.equal(lister.get("default", "a").metadata?.labels?.tier, "1");
     assert.deepEqual(
       lister
@@ -123,11 +123,11 @@ describe("informers over HTTP", () => {
       one.store.byIndex("tier", "2").map((o) => o.metadata?.name),
       ["b"],
     );
-    factory.informerFor(configMaps, { namespace: "kube-system" });
+    factory.informer(configMaps, { namespace: "kube-system" });
     factory.start();
     assert.equal((await factory.waitForCacheSync()).length, 4, "start runs informers added later");
     await factory.shutdown();
-    assert.throws(() => factory.informerFor(configMaps), /shut down/);
+    assert.throws(() => factory.informer(configMaps), /shut down/);
   });
 });
 
