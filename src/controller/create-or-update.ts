@@ -1,6 +1,6 @@
 import type { CallOptions, ResourceClient } from "../client/index.ts";
-import { isNotFound, type KubeObject } from "../core/index.ts";
-import { deepEqual, mergePatchDiff } from "./merge-diff.ts";
+import { deepEqual, isNotFound, type KubeObject } from "../core/index.ts";
+import { mergePatchDiff } from "./merge-diff.ts";
 
 /** What {@link createOrUpdate} and {@link createOrPatch} did. */
 export type OperationResult = "created" | "updated" | "unchanged";

@@ -1,3 +1,5 @@
+import { deepEqual } from "../core/index.ts";
+
 /**
  * The JSON merge patch (RFC 7386) that turns `from` into `to`: changed and new fields with their
  * new values, removed fields as `null`, unchanged fields absent. Arrays are replaced whole, as
@@ -21,21 +23,4 @@ export function mergePatchDiff(from: unknown, to: unknown): unknown {
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-/** Structural equality of JSON values. */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
-  }
-  const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-  const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-  return (
-    ka.length === kb.length &&
-    ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
-  );
 }

@@ -1,5 +1,9 @@
-import { type KubeObject, type LabelSelector, parseLabelSelector } from "../core/index.ts";
-import { deepEqual } from "./merge-diff.ts";
+import {
+  deepEqual,
+  type KubeObject,
+  type LabelSelector,
+  parseLabelSelector,
+} from "../core/index.ts";
 
 /**
  * Filters the events that reach a controller's queue (controller-runtime's predicates). A

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import {
   ApiError,
   type Clock,
+  deepEqual,
   errors,
   type FieldSelector,
   type GroupResource,
@@ -567,21 +568,4 @@ function specChanged(a: KubeObject, b: KubeObject, ignoreStatus: boolean): boole
     return rest;
   };
   return !deepEqual(strip(a), strip(b));
-}
-
-/** Structural equality of JSON values. */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => deepEqual(v, bb[i]));
-  }
-  const ak = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-  const bk = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-  if (ak.length !== bk.length) return false;
-  return ak.every((k) =>
-    deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
-  );
 }
