@@ -57,6 +57,9 @@ async function handle(msg: Request): Promise<void> {
       await parallel(msg.count, 64, (i) =>
         cms.patch(`cm-${i % msg.objects}`, "merge", { data: { seq: String(msg.firstSeq + i) } }),
       );
+      // Every event (one per patch) must be in the proxy's hands before the release, so that
+      // the round measures the informer reading a backlog, not the server still producing it.
+      await proxy.whenHeld(msg.count);
       reply({ type: "burst-done" });
       return;
     }

@@ -92,6 +92,8 @@ interface OpenWatch {
   inject: string[];
   /** Sends what a stall held back. */
   flush: () => void;
+  /** Complete lines a stall holds back (newlines in the held chunks). */
+  heldLines: number;
 }
 
 interface Counted<R> {
@@ -125,6 +127,8 @@ export class FaultProxy implements AsyncDisposable {
   #fail: Counted<FailRule>[] = [];
   #delay: Counted<DelayRule>[] = [];
   #stallNew = false;
+  /** Callers of {@link whenHeld}, each with the line count it waits for. */
+  #heldWaiters: { lines: number; resolve: () => void }[] = [];
   #endWatchListAfter: number | undefined;
   #server: Server;
   #port: number;
@@ -172,6 +176,32 @@ export class FaultProxy implements AsyncDisposable {
   stallWatches(options: { newWatches?: boolean } = {}): void {
     for (const w of this.#watches) w.stalled = true;
     this.#stallNew = options.newWatches ?? false;
+  }
+
+  /** Complete lines the stalled watches hold back, together. */
+  get heldLines(): number {
+    let n = 0;
+    for (const w of this.#watches) n += w.heldLines;
+    return n;
+  }
+
+  /**
+   * Resolves once the stalled watches together hold back at least `lines` complete lines — for
+   * a benchmark or test that wants a backlog to be in place before {@link resumeWatches}.
+   */
+  whenHeld(lines: number): Promise<void> {
+    if (this.heldLines >= lines) return Promise.resolve();
+    return new Promise((resolve) => this.#heldWaiters.push({ lines, resolve }));
+  }
+
+  #checkHeld(): void {
+    if (this.#heldWaiters.length === 0) return;
+    const held = this.heldLines;
+    this.#heldWaiters = this.#heldWaiters.filter((w) => {
+      if (held < w.lines) return true;
+      w.resolve();
+      return false;
+    });
   }
 
   /** Lets stalled watches flow again (what they held back is sent). */
@@ -301,6 +331,7 @@ export class FaultProxy implements AsyncDisposable {
           lines: 0,
           inject: [],
           flush: () => {},
+          heldLines: 0,
           endAfterLines: seen.watchList
             ? (this.#endWatchListAfter ?? Number.POSITIVE_INFINITY)
             : Number.POSITIVE_INFINITY,
@@ -313,6 +344,7 @@ export class FaultProxy implements AsyncDisposable {
           if (held.length > 1 && !w.stalled) held.splice(0, held.length, Buffer.concat(held));
           while (held.length > 0 && !w.stalled && this.#watches.has(w))
             this.#pass(w, held.shift()!);
+          if (held.length === 0) w.heldLines = 0;
           if (ended && held.length === 0 && !w.stalled && this.#watches.has(w)) {
             this.#watches.delete(w);
             res.end();
@@ -321,6 +353,10 @@ export class FaultProxy implements AsyncDisposable {
         upRes.on("data", (chunk: Buffer) => {
           held.push(chunk);
           w.flush();
+          if (held.length > 0) {
+            w.heldLines += countNewlines(chunk);
+            this.#checkHeld();
+          }
         });
         upRes.on("end", () => {
           ended = true;
@@ -423,4 +459,11 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   const proxy = new FaultProxy(options);
   await proxy.listen();
   return proxy;
+}
+
+/** The number of `\n` bytes in `chunk`. */
+function countNewlines(chunk: Buffer): number {
+  let n = 0;
+  for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
+  return n;
 }

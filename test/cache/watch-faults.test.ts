@@ -136,6 +136,21 @@ describe("watch faults", () => {
     }
   });
 
+  it("a stalled watch's backlog is counted while held and delivered whole on resume", async () => {
+    await using rig = await startRig();
+    await rig.writer.create(cm("a"));
+    await rig.start();
+    rig.proxy.stallWatches();
+    for (const name of ["b", "c", "d"]) await rig.writer.create(cm(name));
+    await rig.proxy.whenHeld(3);
+    assert.equal(rig.proxy.heldLines, 3);
+    assert.equal(rig.informer.store.size, 1, "nothing passes the stall");
+    rig.proxy.resumeWatches();
+    assert.equal(rig.proxy.heldLines, 0);
+    await rig.converged();
+    assert.equal(rig.informer.store.size, 4);
+  });
+
   it("F7: a black-holed watch is detected on the informer's clock and replaced", async () => {
     await using rig = await startRig({ informer: { watchIdleTimeoutMs: 60_000 } });
     await rig.writer.create(cm("a"));
