@@ -15,15 +15,14 @@ export {
   FakeListerWatcher,
   type FakeListerWatcherOptions,
 } from "./fake-lister-watcher.ts";
-export {
-  type CutMode,
-  type DelayRule,
-  type FailRule,
-  FaultProxy,
-  type FaultProxyOptions,
-  type ProxiedRequest,
-  startFaultProxy,
-} from "./fault-proxy.ts";
+export { FaultProxy, startFaultProxy } from "./fault-proxy.ts";
+export type {
+  CutMode,
+  DelayRule,
+  FailRule,
+  FaultProxyOptions,
+  ProxiedRequest,
+} from "./fault-rules.ts";
 export {
   type ConformanceSetup,
   type QueueConformanceOptions,
