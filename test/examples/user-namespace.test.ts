@@ -1,7 +1,9 @@
 /**
  * The user-namespace example, end to end with kubectl against the embedded server: a User gets
  * its Namespace (owned, labelled), its external state and a Ready status; a new display name
- * relabels it; deleting the User removes the external state and the finalizer.
+ * relabels it; deleting the User removes the external state and the finalizer, and then the
+ * control plane that `startTestServer()` runs removes the Namespace: the garbage collector
+ * deletes it through its owner reference, the namespace controller finalizes it.
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -38,8 +40,8 @@ function kubectl(kubeconfig: string, args: string[], input?: string): Promise<st
   });
 }
 
-describe("example: user-namespace", () => {
-  it("creates, relabels and cleans up with kubectl", async () => {
+describe("example: user-namespace", { timeout: 30_000 }, () => {
+  it("creates, relabels and cleans up with kubectl", async (t) => {
     await using server = await startTestServer();
     const dataDir = await mkdtemp(join(tmpdir(), "kontroller-users-"));
     await using client = createClient({ url: server.url });
@@ -105,6 +107,12 @@ describe("example: user-namespace", () => {
       await kubectl(kc, ["delete", "user", "ann", "--wait=false"]);
       await waitFor(client.resource(User), "ann", (u) => u === undefined);
       assert.equal(existsSync(join(dataDir, "ann")), false, "the external state is gone");
+      // Nothing in the example deletes namespaces: only the garbage collector can (the User,
+      // its controller owner, is gone), and only the namespace controller can finish it.
+      await waitFor(client.resource(namespaces), "user-ann", (n) => n === undefined, {
+        signal: t.signal, // the test's timeout ends the wait
+      });
+      await assert.rejects(kubectl(kc, ["get", "namespace", "user-ann"]), /NotFound|not found/);
     } finally {
       stop.abort();
       await running;
