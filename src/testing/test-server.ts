@@ -25,7 +25,7 @@ export interface TestServer extends AsyncDisposable {
   readonly kubeconfig: string;
   /** A file holding {@link kubeconfig}, for `kubectl --kubeconfig`; removed on close. */
   readonly kubeconfigPath: string;
-  /** The server itself (stats, fault injection). */
+  /** The server itself (stats; fault injection: `cutWatches()`, `dropWatchHistory()`). */
   readonly server: ApiServer;
   /** The control plane running against it, unless `controllers: false`. */
   readonly controlPlane: ControlPlane | undefined;

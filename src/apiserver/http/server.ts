@@ -165,6 +165,15 @@ export class ApiServer {
     for (const cache of this.#registry.caches().values()) cache.terminateAllWatchers();
   }
 
+  /**
+   * Makes every watch cache forget its recorded events (fault injection): a watch resumed from
+   * a resourceVersion older than the current one gets 410 Expired, as after a long disconnect.
+   * Lists and new watches are unaffected.
+   */
+  dropWatchHistory(): void {
+    for (const cache of this.#registry.caches().values()) cache.dropHistory();
+  }
+
   /** Stops serving: ends every watch, closes connections, the caches and (if owned) storage. */
   close(): Promise<void> {
     this.#closing ??= (async () => {

@@ -5,7 +5,8 @@ import type { CacheWatcher } from "../watchcache/cache-watcher.ts";
 /**
  * Streams a watcher to the client: HTTP 200, chunked, one JSON event per line, headers flushed
  * at once. Each batch of lines is written together; while the socket is full the writer waits
- * for it to drain, and the watcher's own bounded buffer absorbs (or, when full, closes) it.
+ * for it to drain — the backpressure that paces a watcher's backlog — and the watcher's own
+ * bounded buffer absorbs live events meanwhile (or, when full, closes the watch as too slow).
  * Ends when the watcher closes (timeout, error event, too slow, cut) or the client goes away.
  */
 export async function streamWatch(
@@ -27,23 +28,32 @@ export async function streamWatch(
       if (res.destroyed) break;
       // One write (one chunk, one syscall) per batch of lines.
       const ok = res.write(lines.length === 1 ? lines[0]! : Buffer.concat(lines));
-      if (!ok && !res.destroyed) {
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            res.off("drain", done);
-            res.off("close", done);
-            resolve();
-          };
-          res.once("drain", done);
-          res.once("close", done);
-        });
-      }
+      if (!ok) await drained(res);
     }
   } finally {
     req.socket.off("close", onClose);
     res.off("close", onClose);
     if (!res.destroyed) res.end();
   }
+}
+
+/**
+ * Resolves once `res` can take more: on 'drain' or 'close' — or at once if it no longer needs to
+ * drain (or is gone) by the time the listeners are in place, so that a 'drain' that came before
+ * them (or none coming, for a response that was already flushed or destroyed) cannot leave the
+ * watch waiting for ever, silent.
+ */
+export function drained(res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.once("drain", done);
+    res.once("close", done);
+    if (res.destroyed || res.writableEnded || !res.writableNeedDrain) done();
+  });
 }
 
 /**

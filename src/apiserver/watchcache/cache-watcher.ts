@@ -1,11 +1,12 @@
-import type { CancelTimer, Clock, FieldSelector, LabelSelector } from "../../core/index.ts";
-import type {
-  CacheEntry,
-  CacheEvent,
-  ObjectAttrs,
-  SerializationCounter,
-  WatchEncoder,
-} from "./cache-event.ts";
+import {
+  type CancelTimer,
+  type Clock,
+  type FieldSelector,
+  INITIAL_EVENTS_END_ANNOTATION,
+  type LabelSelector,
+} from "../../core/index.ts";
+import type { CacheEvent, ObjectAttrs, SerializationCounter, WatchEncoder } from "./cache-event.ts";
+import { initialChunks, replayChunks, type WatchBacklog } from "./watch-backlog.ts";
 
 /** Which objects a watch or list sees. */
 export interface CacheFilter {
@@ -37,9 +38,14 @@ export interface CacheWatcherOptions {
   readonly encoder: WatchEncoder;
   readonly counter: SerializationCounter;
   readonly clock: Clock;
-  /** Events with a resourceVersion at or below this are not delivered. */
+  /**
+   * Live events with a resourceVersion at or below this are not delivered: the backlog holds
+   * what the watcher sees up to it.
+   */
   readonly startRv: number;
-  /** Lines waiting to be written beyond which the watcher is closed as too slow. */
+  /** What is sent before any live event (see {@link WatchBacklog}). */
+  readonly backlog?: WatchBacklog;
+  /** Live lines waiting to be written beyond which the watcher is closed as too slow. */
   readonly maxPending: number;
   /** The bookmark object's kind and apiVersion, when the client asked for bookmarks. */
   readonly bookmarks: { kind: string; apiVersion: string; intervalMs: number } | undefined;
@@ -54,19 +60,39 @@ export interface CacheWatcherOptions {
 /** How long before its deadline a watch gets its last bookmark (kube: 2 s). */
 const FINAL_BOOKMARK_LEAD_MS = 2000;
 
+type EventType = "ADDED" | "MODIFIED" | "DELETED";
+
+/** A queued live line: encoded already (bookmark, error), or an event encoded when taken. */
+type Queued = Buffer | { readonly event: CacheEvent; readonly as: EventType };
+
 /**
- * One client's watch on a watch cache: the cache pushes encoded lines into it; the HTTP layer
- * iterates it and writes each batch of lines to the response.
+ * One client's watch on a watch cache: the cache pushes live events into it; the HTTP layer
+ * iterates it and writes each batch to the response (waiting while the socket is full). A batch
+ * is a list of buffers, each holding one or more whole lines.
  *
- * Invariants: lines are queued in resourceVersion order and no event at or below `#lastRv` is
- * queued again; `#pending` never holds more than `maxPending` lines — a watcher that would
- * exceed it while its writer is busy is closed (its client resumes from the last resourceVersion
- * it received); once
- * closed, nothing is queued and the iteration ends after the lines already queued.
+ * Invariants:
+ * - The iteration hands out the backlog (a snapshot taken at the start, see
+ *   {@link WatchBacklog}) in chunks first, then the live lines in the order they were queued.
+ *   The backlog is encoded as it is taken, so a large one costs the writer's pace, not memory
+ *   for its lines, and never counts against `maxPending` (kube's cacheWatcher also sends its
+ *   initial events from a snapshot before its bounded input channel).
+ * - Live events are queued in resourceVersion order and only above `#lastRv`, which starts at
+ *   `startRv` (the backlog covers everything at or below it), so no event is sent twice.
+ * - `#pending` never holds more than `maxPending` lines: a live line that would exceed it while
+ *   the writer is busy (with the backlog or a full socket) closes the watcher as "slow", which
+ *   drops the backlog and the queued lines (its client resumes from the last resourceVersion it
+ *   received). Any other close ends the iteration after the backlog and the queued lines.
+ * - A periodic bookmark is queued behind everything already queued, backlog included, and
+ *   reports the cache's resourceVersion (or the last queued event's, if later): every event the
+ *   watcher sees at or below that rv is ahead of it in the stream, so a client resuming from a
+ *   bookmark misses nothing — while the backlog drains, a due bookmark waits behind it.
+ * - Lines are encoded when the writer takes them, in stream order, so an encoder with state (a
+ *   Table watch's column definitions go with the first row) sees the rows as the client does.
  */
 export class CacheWatcher implements AsyncIterable<Buffer[]> {
   readonly #o: CacheWatcherOptions;
-  #pending: Buffer[] = [];
+  #backlog: Iterator<Buffer[], void, undefined> | undefined;
+  #pending: Queued[] = [];
   #waiter: ((lines: Buffer[] | undefined) => void) | undefined;
   #lastRv: number;
   #closed: WatchCloseReason | undefined;
@@ -78,6 +104,21 @@ export class CacheWatcher implements AsyncIterable<Buffer[]> {
   constructor(options: CacheWatcherOptions) {
     this.#o = options;
     this.#lastRv = options.startRv;
+    const b = options.backlog;
+    if (b?.kind === "initial") {
+      const { encoder, counter } = options;
+      const endRv = b.endBookmarkRv;
+      const end =
+        endRv === undefined || options.bookmarks === undefined
+          ? undefined
+          : () => this.#bookmarkLine(endRv, { [INITIAL_EVENTS_END_ANNOTATION]: "true" });
+      this.#backlog = initialChunks(b.entries, (e) => e.json(encoder, counter), end);
+    } else if (b?.kind === "replay") {
+      this.#backlog = replayChunks(b.events, (event) => {
+        const as = this.#visibleAs(event);
+        return as === undefined ? undefined : event.line(as, this.#o.encoder, this.#o.counter);
+      });
+    }
   }
 
   /** Starts the deadline and bookmark timers. Called by the cache once the watcher is registered. */
@@ -94,7 +135,7 @@ export class CacheWatcher implements AsyncIterable<Buffer[]> {
     return this.#closed;
   }
 
-  /** Lines queued and not yet taken by the writer. */
+  /** Live lines queued and not yet taken by the writer (the backlog not counted). */
   get pending(): number {
     return this.#pending.length;
   }
@@ -105,38 +146,18 @@ export class CacheWatcher implements AsyncIterable<Buffer[]> {
     return new Promise((resolve) => this.#closedWaiters.push(resolve));
   }
 
-  /** Queues the initial ADDED event for a current object (streaming list, legacy RV ""/"0"). */
-  deliverInitial(entry: CacheEntry): void {
-    if (!filterMatches(this.#o.filter, entry.namespace, entry.attrs)) return;
-    const json = entry.json(this.#o.encoder, this.#o.counter);
-    this.#push(Buffer.from(`{"type":"ADDED","object":${json}}\n`));
-  }
-
-  /** Queues `event` as this watcher sees it: filtered, with selector transitions applied. */
+  /** Queues live `event` as this watcher sees it: filtered, with selector transitions applied. */
   deliver(event: CacheEvent): void {
     if (this.#closed !== undefined || event.rv <= this.#lastRv) return;
     this.#lastRv = event.rv;
-    const f = this.#o.filter;
-    const now = filterMatches(f, event.entry.namespace, event.entry.attrs);
-    let as: "ADDED" | "MODIFIED" | "DELETED" | undefined;
-    if (event.type === "MODIFIED") {
-      const before = filterMatches(f, event.prev!.namespace, event.prev!.attrs);
-      as = now ? (before ? "MODIFIED" : "ADDED") : before ? "DELETED" : undefined;
-    } else if (now) {
-      as = event.type;
-    }
-    if (as !== undefined) this.#push(event.line(as, this.#o.encoder, this.#o.counter));
+    const as = this.#visibleAs(event);
+    if (as !== undefined) this.#push({ event, as });
   }
 
-  /** Queues a BOOKMARK at `rv` (with `annotations`, e.g. the initial-events-end marker). */
-  bookmark(rv: number, annotations?: Record<string, string>): void {
-    const b = this.#o.bookmarks;
-    if (b === undefined || this.#closed !== undefined) return;
-    const metadata = annotations
-      ? { resourceVersion: String(rv), annotations }
-      : { resourceVersion: String(rv) };
-    const object = { kind: b.kind, apiVersion: b.apiVersion, metadata };
-    this.#push(Buffer.from(`{"type":"BOOKMARK","object":${JSON.stringify(object)}}\n`));
+  /** Queues a BOOKMARK at `rv`. */
+  bookmark(rv: number): void {
+    if (this.#o.bookmarks === undefined || this.#closed !== undefined) return;
+    this.#push(this.#bookmarkLine(rv));
   }
 
   /** Queues one ERROR event carrying `status` and closes the watcher. */
@@ -146,11 +167,17 @@ export class CacheWatcher implements AsyncIterable<Buffer[]> {
     this.close("error");
   }
 
-  /** Closes the watcher; the lines already queued are still handed out, unless it was too slow. */
+  /**
+   * Closes the watcher; the backlog and the lines already queued are still handed out, unless
+   * it was too slow.
+   */
   close(reason: WatchCloseReason): void {
     if (this.#closed !== undefined) return;
     this.#closed = reason;
-    if (reason === "slow") this.#pending = [];
+    if (reason === "slow") {
+      this.#pending = [];
+      this.#backlog = undefined;
+    }
     this.#cancelBookmark?.();
     this.#cancelDeadline?.();
     this.#o.onClose(this);
@@ -161,10 +188,16 @@ export class CacheWatcher implements AsyncIterable<Buffer[]> {
   async *[Symbol.asyncIterator](): AsyncIterator<Buffer[]> {
     try {
       for (;;) {
+        if (this.#backlog !== undefined) {
+          const chunk = this.#backlog.next();
+          if (chunk.done !== true) {
+            yield chunk.value;
+            continue;
+          }
+          this.#backlog = undefined;
+        }
         if (this.#pending.length > 0) {
-          const lines = this.#pending;
-          this.#pending = [];
-          yield lines;
+          yield this.#takePending();
           continue;
         }
         if (this.#closed !== undefined) return;
@@ -178,16 +211,42 @@ export class CacheWatcher implements AsyncIterable<Buffer[]> {
     }
   }
 
-  #push(line: Buffer): void {
+  /** How this watcher sees `event` (a selector transition turns a MODIFIED into ADDED or DELETED). */
+  #visibleAs(event: CacheEvent): EventType | undefined {
+    const f = this.#o.filter;
+    const now = filterMatches(f, event.entry.namespace, event.entry.attrs);
+    if (event.type !== "MODIFIED") return now ? event.type : undefined;
+    const before = filterMatches(f, event.prev!.namespace, event.prev!.attrs);
+    return now ? (before ? "MODIFIED" : "ADDED") : before ? "DELETED" : undefined;
+  }
+
+  #bookmarkLine(rv: number, annotations?: Record<string, string>): Buffer {
+    const b = this.#o.bookmarks!;
+    const metadata = annotations
+      ? { resourceVersion: String(rv), annotations }
+      : { resourceVersion: String(rv) };
+    const object = { kind: b.kind, apiVersion: b.apiVersion, metadata };
+    return Buffer.from(`{"type":"BOOKMARK","object":${JSON.stringify(object)}}\n`);
+  }
+
+  #push(line: Queued): void {
     if (this.#closed !== undefined) return;
-    // The bound applies while the writer is busy (its socket full): lines queued for a writer
-    // that is waiting for them are handed over within this turn of the event loop.
+    // The bound applies while the writer is busy (with the backlog, or its socket full): lines
+    // queued for a writer that is waiting for them are handed over within this turn of the loop.
     if (this.#waiter === undefined && this.#pending.length >= this.#o.maxPending) {
       this.close("slow");
       return;
     }
     this.#pending.push(line);
     this.#wake();
+  }
+
+  /** Takes the queued lines, encoding those that are events. */
+  #takePending(): Buffer[] {
+    const queued = this.#pending;
+    this.#pending = [];
+    const { encoder, counter } = this.#o;
+    return queued.map((q) => (Buffer.isBuffer(q) ? q : q.event.line(q.as, encoder, counter)));
   }
 
   /**
@@ -212,9 +271,7 @@ export class CacheWatcher implements AsyncIterable<Buffer[]> {
     const waiter = this.#waiter;
     if (waiter === undefined) return;
     this.#waiter = undefined;
-    const lines = this.#pending;
-    this.#pending = [];
-    waiter(lines.length > 0 ? lines : undefined);
+    waiter(this.#pending.length > 0 ? this.#takePending() : undefined);
   }
 
   #scheduleBookmark(): void {

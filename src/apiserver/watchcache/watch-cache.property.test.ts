@@ -44,8 +44,9 @@ async function drain(w: CacheWatcher): Promise<{ type: string; rv: number; name:
   w.close("client");
   const out: { type: string; rv: number; name: string }[] = [];
   for await (const lines of w) {
-    for (const l of lines) {
-      const e = JSON.parse(l.toString()) as { type: string; object: KubeObject };
+    // A buffer holds one or more whole lines.
+    for (const l of Buffer.concat(lines).toString().split("\n").slice(0, -1)) {
+      const e = JSON.parse(l) as { type: string; object: KubeObject };
       out.push({
         type: e.type,
         rv: Number(e.object.metadata?.resourceVersion),

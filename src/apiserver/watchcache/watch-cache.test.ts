@@ -71,6 +71,11 @@ async function setup(options: Partial<WatchCacheOptions> = {}) {
   };
 }
 
+/** The lines of a batch (a buffer holds one or more whole lines). */
+function linesOf(batch: Buffer[]): string[] {
+  return Buffer.concat(batch).toString().split("\n").slice(0, -1);
+}
+
 /** Takes the lines a watcher has queued so far, parsed. */
 async function take(w: CacheWatcher, count: number) {
   const out: { type: string; object: KubeObject & { code?: number; reason?: string } }[] = [];
@@ -78,7 +83,7 @@ async function take(w: CacheWatcher, count: number) {
   while (out.length < count) {
     const r = await it.next();
     if (r.done) break;
-    for (const line of r.value) out.push(JSON.parse(line.toString()));
+    for (const line of linesOf(r.value)) out.push(JSON.parse(line));
   }
   return out;
 }
@@ -175,6 +180,59 @@ describe("WatchCache", () => {
     assert.equal(w.closeReason, "error");
   });
 
+  it("replays more events than a watcher's buffer holds, each once and in order", async () => {
+    await using t = await setup({ watcherBufferSize: 5 });
+    const from = t.cache.resourceVersion;
+    for (let i = 0; i < 40; i++) await t.put("ns", `o${i % 7}`, {}, String(i));
+    const w = t.cache.watch({ filter: all, startRv: from });
+    await t.put("ns", "live");
+    const events = await take(w, 41);
+    assert.deepEqual(
+      events.map((e) => Number(e.object.metadata?.resourceVersion)),
+      Array.from({ length: 41 }, (_, i) => from + 1 + i),
+    );
+    assert.equal(events.at(-1)!.object.metadata?.name, "live");
+    assert.equal(w.closeReason, undefined);
+    w.close("client");
+  });
+
+  it("sends a namespace's initial events only, however many objects it has", async () => {
+    await using t = await setup({ watcherBufferSize: 5 });
+    for (let i = 0; i < 30; i++) await t.put(i % 2 ? "odd" : "even", `o${i}`);
+    const w = t.cache.watch({
+      filter: { ...all, namespace: "odd" },
+      initialEventsEndBookmark: true,
+      allowBookmarks: true,
+    });
+    const events = await take(w, 16);
+    assert.equal(events.length, 16);
+    assert.ok(
+      events
+        .slice(0, 15)
+        .every((e) => e.type === "ADDED" && e.object.metadata?.namespace === "odd"),
+    );
+    assert.equal(events[15]!.type, "BOOKMARK");
+    assert.equal(w.closeReason, undefined);
+    w.close("client");
+  });
+
+  it("forgets its history when told to: a resume from before now gets 410, from now works", async () => {
+    await using t = await setup();
+    const before = await t.put("ns", "a");
+    const now = await t.put("ns", "b");
+    t.cache.dropHistory();
+    assert.equal(t.cache.stats().historySize, 0);
+    const old = await take(t.cache.watch({ filter: all, startRv: before }), 2);
+    assert.deepEqual(
+      old.map((e) => [e.type, e.object.code]),
+      [["ERROR", 410]],
+    );
+    const w = t.cache.watch({ filter: all, startRv: now });
+    const next = await t.put("ns", "c");
+    assert.deepEqual(summary(await take(w, 1)), [`ADDED c@${next}`]);
+    w.close("client");
+  });
+
   it("grows its history while events are fresh instead of evicting them", async () => {
     await using t = await setup({ historyMinCapacity: 2, historyMaxCapacity: 8 });
     const r1 = await t.put("ns", "a");
@@ -208,7 +266,7 @@ describe("WatchCache", () => {
     const seen: string[] = [];
     const reading = (async () => {
       for await (const lines of fast)
-        for (const l of lines) seen.push(JSON.parse(l.toString()).object.metadata.name);
+        for (const l of linesOf(lines)) seen.push(JSON.parse(l).object.metadata.name);
     })();
     for (let i = 0; i < 6; i++) await t.put("ns", `o${i}`);
     assert.equal(slow.closeReason, "slow");

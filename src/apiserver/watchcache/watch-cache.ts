@@ -2,7 +2,6 @@ import {
   type Clock,
   checkNumber,
   errors,
-  INITIAL_EVENTS_END_ANNOTATION,
   type KubeObject,
   RingBuffer,
   realClock,
@@ -21,6 +20,7 @@ import {
   withResourceVersion,
 } from "./cache-event.ts";
 import { type CacheFilter, CacheWatcher, filterMatches } from "./cache-watcher.ts";
+import type { WatchBacklog } from "./watch-backlog.ts";
 
 /** Delay between attempts to relist after losing the storage watch, while storage fails. */
 const RELIST_RETRY_MS = 500;
@@ -98,8 +98,9 @@ export interface WatchCacheStats {
  * - Each event is encoded at most once per encoder, whatever the number of watchers.
  * - A watch from resourceVersion N is served iff N ≥ `#oldestRv - 1`; otherwise it gets one
  *   ERROR event with 410 Expired.
- * - Every watcher is registered and handed the events after its start synchronously, so it
- *   sees each event after its start exactly once, in order.
+ * - A watcher is registered, and its backlog (initial events, or the recorded events after its
+ *   start) snapshotted, in one synchronous step, so it sees each event after its start exactly
+ *   once, in order: those up to `#rv` from the backlog, the later ones live.
  */
 export class WatchCache {
   readonly #o: Required<Omit<WatchCacheOptions, "clock">>;
@@ -252,15 +253,32 @@ export class WatchCache {
     return { entries, rv: this.#rv };
   }
 
-  /** Starts a watch (see {@link CacheWatchRequest}); a too-old start gets an ERROR event. */
+  /**
+   * Starts a watch (see {@link CacheWatchRequest}); a too-old start gets an ERROR event. The
+   * initial events, or the recorded events after the start, are taken now as the watcher's
+   * backlog and handed out as the client reads them.
+   */
   watch(request: CacheWatchRequest): CacheWatcher {
-    const startRv = request.startRv ?? this.#rv;
+    let backlog: WatchBacklog | undefined;
+    if (request.startRv === undefined) {
+      backlog = {
+        kind: "initial",
+        entries: (request.initialEvents ?? true) ? this.list(request.filter).entries : [],
+        ...(request.initialEventsEndBookmark ? { endBookmarkRv: this.#rv } : {}),
+      };
+    } else if (request.startRv >= this.#oldestRv - 1) {
+      const from = this.#firstEventAfter(request.startRv);
+      const events: CacheEvent[] = [];
+      for (let i = from; i < this.#history.size; i++) events.push(this.#history.at(i)!);
+      backlog = { kind: "replay", events };
+    }
     const w = new CacheWatcher({
       filter: request.filter,
       encoder: request.encoder ?? jsonEncoder,
       counter: this.#counter,
       clock: this.#clock,
-      startRv,
+      startRv: Math.max(request.startRv ?? this.#rv, this.#rv),
+      ...(backlog ? { backlog } : {}),
       maxPending: this.#o.watcherBufferSize,
       bookmarks: request.allowBookmarks
         ? {
@@ -276,26 +294,24 @@ export class WatchCache {
         if (closed.closeReason === "slow") this.#slowClosed++;
       },
     });
-    if (request.startRv === undefined) {
-      if (request.initialEvents ?? true) {
-        for (const key of this.#keys.from(this.#o.prefix))
-          w.deliverInitial(this.#entries.get(key)!);
-      }
-      if (request.initialEventsEndBookmark) {
-        w.bookmark(this.#rv, { [INITIAL_EVENTS_END_ANNOTATION]: "true" });
-      }
-    } else if (startRv < this.#oldestRv - 1) {
-      w.fail(errors.expired(`too old resource version: ${startRv} (${this.#oldestRv - 1})`).status);
+    if (backlog === undefined) {
+      const oldest = this.#oldestRv - 1;
+      w.fail(errors.expired(`too old resource version: ${request.startRv} (${oldest})`).status);
       return w;
-    } else {
-      for (let i = this.#firstEventAfter(startRv); i < this.#history.size; i++) {
-        w.deliver(this.#history.at(i)!);
-      }
     }
-    if (w.closeReason !== undefined) return w;
     this.#watchers.add(w);
     w.start();
     return w;
+  }
+
+  /**
+   * Forgets the recorded events, as if they had all been evicted: a watch from any
+   * resourceVersion older than the current one gets 410 Expired (fault injection for tests of
+   * clients' relists).
+   */
+  dropHistory(): void {
+    this.#history.clear();
+    this.#oldestRv = this.#rv + 1;
   }
 
   /** Closes every watcher (clients reconnect from their last resourceVersion). */
