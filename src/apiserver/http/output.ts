@@ -6,7 +6,7 @@ import type { ListResult } from "../registry/store.ts";
 import type { WatchEncoder } from "../watchcache/cache-event.ts";
 import type { Output } from "./negotiate.ts";
 import type { ResourceContext } from "./resource-handler.ts";
-import { sendJson } from "./respond.ts";
+import { sendJson, sendJsonList } from "./respond.ts";
 import { columnsOf, definitions, parseIncludeObject, tableRow } from "./table.ts";
 
 /*
@@ -93,15 +93,18 @@ export function sendObject(
   sendJson(res, code, outputObject(ctx, served, object, output, query));
 }
 
-/** Writes a list in the negotiated output. */
-export function sendList(
+/**
+ * Writes a list in the negotiated output; a large JSON list is streamed (see
+ * {@link sendJsonList}), Tables and metadata lists are built whole.
+ */
+export async function sendList(
   ctx: ResourceContext,
   res: ServerResponse,
   served: ServedResource,
   list: ListResult,
   output: Output,
   query: URLSearchParams,
-): void {
+): Promise<void> {
   const metadata = JSON.stringify({
     resourceVersion: String(list.resourceVersion),
     ...(list.continue ? { continue: list.continue } : {}),
@@ -146,10 +149,11 @@ export function sendList(
   }
   const cache = served.store.cache;
   const encoder = served.store.encoder;
-  const items = list.items.map((e) => cache.entryJson(e, encoder)).join(",");
-  sendJson(
+  await sendJsonList(
     res,
-    200,
-    `{"kind":"${served.def.listKind}","apiVersion":"${apiVersionOf(served.def)}","metadata":${metadata},"items":[${items}]}`,
+    `{"kind":"${served.def.listKind}","apiVersion":"${apiVersionOf(served.def)}","metadata":${metadata},"items":[`,
+    list.items,
+    (e) => cache.entryJson(e, encoder),
+    "]}",
   );
 }

@@ -17,6 +17,65 @@ export function sendJson(
   res.end(text);
 }
 
+/** A JSON list body longer than this (in UTF-16 units, about bytes) is streamed in chunks this long. */
+export const LIST_CHUNK_CHARS = 256 * 1024;
+
+/**
+ * Writes the JSON text `head`, then `json` of each item comma-separated, then `tail` (a list:
+ * `{…,"items":[` … `]}`) — the same bytes as `sendJson` of the whole text. A body that fits in
+ * {@link LIST_CHUNK_CHARS} goes out in one piece with a Content-Length; a longer one is
+ * streamed (chunked) as it is built, waiting for the socket to drain between chunks, so a list
+ * of 100 000 objects is neither built as one string nor held in the socket's buffer whole.
+ * Resolves once the body is written or the response is gone.
+ */
+export async function sendJsonList<T>(
+  res: ServerResponse,
+  head: string,
+  items: readonly T[],
+  json: (item: T) => string,
+  tail: string,
+): Promise<void> {
+  let text = head;
+  let i = 0;
+  for (; i < items.length && text.length < LIST_CHUNK_CHARS; i++) {
+    text += i === 0 ? json(items[i]!) : `,${json(items[i]!)}`;
+  }
+  if (i === items.length) {
+    sendJson(res, 200, text + tail);
+    return;
+  }
+  res.statusCode = 200;
+  res.setHeader("Content-Type", "application/json");
+  res.setHeader("Cache-Control", "no-cache, private");
+  for (;;) {
+    if (!res.write(text)) await drained(res);
+    if (res.destroyed) return;
+    if (i === items.length) break;
+    text = "";
+    for (; i < items.length && text.length < LIST_CHUNK_CHARS; i++) text += `,${json(items[i]!)}`;
+  }
+  res.end(tail);
+}
+
+/**
+ * Resolves once `res` can take more: on 'drain' or 'close' — or at once if it no longer needs to
+ * drain (or is gone) by the time the listeners are in place, so that a 'drain' that came before
+ * them (or none coming, for a response that was already flushed or destroyed) cannot leave the
+ * writer waiting for ever.
+ */
+export function drained(res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.once("drain", done);
+    res.once("close", done);
+    if (res.destroyed || res.writableEnded || !res.writableNeedDrain) done();
+  });
+}
+
 /**
  * Any thrown value as the `ApiError` the client sees: 503 with Retry-After for storage that
  * cannot be reached (etcd down), 500 for anything else that is not one.

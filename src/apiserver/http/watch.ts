@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Clock } from "../../core/index.ts";
 import type { CacheWatcher } from "../watchcache/cache-watcher.ts";
+import { drained } from "./respond.ts";
 
 /**
  * Streams a watcher to the client: HTTP 200, chunked, one JSON event per line, headers flushed
@@ -35,25 +36,6 @@ export async function streamWatch(
     res.off("close", onClose);
     if (!res.destroyed) res.end();
   }
-}
-
-/**
- * Resolves once `res` can take more: on 'drain' or 'close' — or at once if it no longer needs to
- * drain (or is gone) by the time the listeners are in place, so that a 'drain' that came before
- * them (or none coming, for a response that was already flushed or destroyed) cannot leave the
- * watch waiting for ever, silent.
- */
-export function drained(res: ServerResponse): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      res.off("drain", done);
-      res.off("close", done);
-      resolve();
-    };
-    res.once("drain", done);
-    res.once("close", done);
-    if (res.destroyed || res.writableEnded || !res.writableNeedDrain) done();
-  });
 }
 
 /**

@@ -1,0 +1,111 @@
+import assert from "node:assert/strict";
+import { EventEmitter } from "node:events";
+import type { ServerResponse } from "node:http";
+import { describe, it } from "node:test";
+import { LIST_CHUNK_CHARS, sendJsonList } from "./respond.ts";
+
+/** A response that records what is written; `full` makes every write report a full socket. */
+class RecordingResponse extends EventEmitter {
+  statusCode = 0;
+  readonly headers: Record<string, string | number> = {};
+  readonly chunks: string[] = [];
+  ended = false;
+  destroyed = false;
+  writableEnded = false;
+  writableNeedDrain = false;
+  readonly full: boolean;
+  #wrote: (() => void) | undefined;
+
+  constructor(full = false) {
+    super();
+    this.full = full;
+  }
+  setHeader(name: string, value: string | number) {
+    this.headers[name.toLowerCase()] = value;
+  }
+  write(chunk: string): boolean {
+    this.chunks.push(chunk);
+    this.writableNeedDrain = this.full;
+    this.#wrote?.();
+    return !this.full;
+  }
+  end(chunk?: string) {
+    if (chunk !== undefined) this.chunks.push(chunk);
+    this.ended = true;
+    this.writableEnded = true;
+  }
+  nextWrite(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#wrote = resolve;
+    });
+  }
+  drain() {
+    this.writableNeedDrain = false;
+    this.emit("drain");
+  }
+  get body(): string {
+    return this.chunks.join("");
+  }
+}
+
+const as = (r: RecordingResponse) => r as unknown as ServerResponse;
+const head = '{"kind":"ThingList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[';
+const item = (i: number, size: number) => JSON.stringify({ name: `t${i}`, pad: "é".repeat(size) });
+
+describe("sendJsonList", () => {
+  for (const [what, count, size, streamed] of [
+    ["no items", 0, 0, false],
+    ["one item", 1, 10, false],
+    ["a small list", 50, 100, false],
+    ["a list whose last item ends past one chunk", 2, LIST_CHUNK_CHARS / 2, false],
+    ["a list with items left after one chunk", 3, LIST_CHUNK_CHARS / 2, true],
+    ["a large list", 3000, 1000, true],
+  ] as const) {
+    it(`writes the same bytes as the whole text for ${what}`, async () => {
+      const items = Array.from({ length: count }, (_, i) => i);
+      const res = new RecordingResponse();
+      let encoded = 0;
+      const json = (i: number) => {
+        encoded++;
+        return item(i, size);
+      };
+      await sendJsonList(as(res), head, items, json, "]}");
+      const whole = `${head}${items.map((i) => item(i, size)).join(",")}]}`;
+      assert.equal(res.body, whole);
+      assert.deepEqual(JSON.parse(res.body), JSON.parse(whole));
+      assert.equal(encoded, count, "each item encoded once");
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.headers["content-type"], "application/json");
+      assert.ok(res.ended);
+      assert.equal(res.headers["content-length"], streamed ? undefined : Buffer.byteLength(whole));
+      if (streamed) {
+        assert.ok(res.chunks.length >= 2);
+        for (const c of res.chunks.slice(0, -2)) assert.ok(c.length >= LIST_CHUNK_CHARS);
+      } else assert.equal(res.chunks.length, 1);
+    });
+  }
+
+  it("builds the next chunk only once the socket has drained", async () => {
+    const items = Array.from({ length: 3000 }, (_, i) => i);
+    const res = new RecordingResponse(true);
+    let encoded = 0;
+    let wrote = res.nextWrite();
+    const json = (i: number) => {
+      encoded++;
+      return item(i, 1000);
+    };
+    const sending = sendJsonList(as(res), head, items, json, "]}");
+    await wrote;
+    const first = encoded;
+    assert.ok(first < items.length);
+    wrote = res.nextWrite();
+    res.drain();
+    await wrote;
+    assert.ok(encoded > first, "the next chunk after the drain");
+    res.destroyed = true;
+    res.emit("close");
+    await sending;
+    assert.ok(encoded < items.length, "nothing more once the response is gone");
+    assert.equal(res.ended, false);
+  });
+});
