@@ -30,6 +30,8 @@ import type { Transport, TransportRequest, TransportResponse } from "./transport
 export interface ClientOptions {
   /** The server's URL, with no credentials (an embedded or test server, `kubectl proxy`). */
   url?: string;
+  /** With `url`: a bearer token sent as `Authorization: Bearer TOKEN` with every request. */
+  token?: string;
   /** A loaded `KubeConfig`, or the path of a kubeconfig file. */
   kubeconfig?: KubeConfig | string;
   /** The kubeconfig context to use. @default the kubeconfig's current-context */
@@ -153,9 +155,12 @@ export function createClient(options: ClientOptions = {}): Client {
   if (given.length > 1) {
     throw new TypeError("createClient: give at most one of url, kubeconfig and transport");
   }
+  if (options.token !== undefined && options.url === undefined) {
+    throw new TypeError("createClient: token goes with url (a kubeconfig carries its own)");
+  }
   let transport: Transport;
   if (options.transport !== undefined) transport = options.transport;
-  else if (options.url !== undefined) transport = new HttpTransport({ url: options.url });
+  else if (options.url !== undefined) transport = urlTransport(options.url, options.token);
   else if (options.kubeconfig !== undefined && typeof options.kubeconfig !== "string") {
     const kc = options.kubeconfig;
     if (options.context !== undefined) kc.setCurrentContext(options.context);
@@ -184,4 +189,11 @@ function lazyTransport(make: () => Promise<Transport>): Transport {
       if (made !== undefined) await (await made.catch(() => undefined))?.close();
     },
   };
+}
+
+/** The transport for a bare URL, with a bearer token on every request when one is given. */
+function urlTransport(url: string, token: string | undefined): Transport {
+  if (token === undefined) return new HttpTransport({ url });
+  const authorization = `Bearer ${token}`;
+  return new HttpTransport({ url, headers: () => ({ authorization }) });
 }

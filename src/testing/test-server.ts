@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ApiServer, type ApiServerOptions, kubeconfigFor } from "../apiserver/index.ts";
 import { silentLogger } from "../cache/index.ts";
-import { HttpTransport } from "../client/index.ts";
 import { type ControlPlane, startControlPlane } from "../controlplane/index.ts";
 import { testStorageFromEnv } from "./test-storage.ts";
 
@@ -61,14 +60,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   if (controllers) {
     try {
       controlPlane = await startControlPlane({
-        clientOptions: {
-          transport: new HttpTransport({
-            url,
-            ...(token === undefined
-              ? {}
-              : { headers: () => ({ authorization: `Bearer ${token}` }) }),
-          }),
-        },
+        clientOptions: token === undefined ? { url } : { url, token },
         logger: silentLogger,
         gracefulShutdownMs: 1000,
       });

@@ -79,3 +79,27 @@ describe("createClient with a kubeconfig", () => {
     await assert.rejects(client.resource(namespaces).get("x"), /ENOENT|no such file/);
   });
 });
+
+describe("createClient with a URL and a token", () => {
+  it("sends the token as a bearer token with every request, and nothing without one", async () => {
+    await using server = await startFakeServer((_req, res) =>
+      sendJson(res, 200, { metadata: { name: "x", resourceVersion: "1" } }),
+    );
+    await using withToken = createClient({ url: server.url, token: "t0k" });
+    await withToken.resource(namespaces).get("x");
+    await withToken.resource(namespaces).get("x");
+    await using without = createClient({ url: server.url });
+    await without.resource(namespaces).get("x");
+    assert.deepEqual(
+      server.requests.map((r) => r.headers.authorization),
+      ["Bearer t0k", "Bearer t0k", undefined],
+    );
+  });
+
+  it("refuses a token without a URL, saying where it belongs", () => {
+    assert.throws(
+      () => createClient({ token: "t0k", kubeconfig: "/nonexistent" }),
+      (err: Error) => err instanceof TypeError && /token goes with url/.test(err.message),
+    );
+  });
+});

@@ -2,7 +2,6 @@ import { writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { ApiServer, EtcdStorage, kubeconfigFor } from "../../apiserver/index.ts";
 import { stderrLogger } from "../../cache/index.ts";
-import { HttpTransport } from "../../client/index.ts";
 import { type ControlPlane, startControlPlane } from "../../controlplane/index.ts";
 import type { Command } from "../command.ts";
 
@@ -132,14 +131,7 @@ async function serve(args: string[]): Promise<number> {
     const token = values.token;
     try {
       controlPlane = await startControlPlane({
-        clientOptions: {
-          transport: new HttpTransport({
-            url,
-            ...(token === undefined
-              ? {}
-              : { headers: () => ({ authorization: `Bearer ${token}` }) }),
-          }),
-        },
+        clientOptions: token === undefined ? { url } : { url, token },
         logger: stderrLogger,
       });
     } catch (err) {
