@@ -17,7 +17,10 @@ export function sendJson(
   res.end(text);
 }
 
-/** A JSON list body longer than this (in UTF-16 units, about bytes) is streamed in chunks this long. */
+/**
+ * A JSON list body longer than this (in UTF-16 units: about bytes) is streamed in chunks of
+ * about this length.
+ */
 export const LIST_CHUNK_CHARS = 256 * 1024;
 
 /**
@@ -48,7 +51,9 @@ export async function sendJsonList<T>(
   res.setHeader("Content-Type", "application/json");
   res.setHeader("Cache-Control", "no-cache, private");
   for (;;) {
-    if (!res.write(text)) await drained(res);
+    // Encoded here, once: a string chunk would be measured (Buffer.byteLength, which flattens the
+    // concatenation) and then encoded again by the socket.
+    if (!res.write(Buffer.from(text))) await drained(res);
     if (res.destroyed) return;
     if (i === items.length) break;
     text = "";
