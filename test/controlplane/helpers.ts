@@ -62,12 +62,16 @@ export function crdOf(def: ResourceDefinition): CustomResourceDefinition {
 /** Creates the CRDs and resolves once their resources are served. */
 export async function installCrds(client: Client, ...defs: ResourceDefinition[]): Promise<void> {
   for (const def of defs) {
-    await client.resource(customResourceDefinitions).create(crdOf(def));
-    const api = client.resource(def);
+    const crd = await client.resource(customResourceDefinitions).create(crdOf(def));
+    // Served once Established: on etcd the CRD reaches the server's CRD controller through its
+    // watch, so the resource is not served the moment the create returns (and a get of a
+    // resource not served yet is a 404 too, so waiting for "none" to be absent proves nothing).
     await waitFor(
-      def.scope === "Namespaced" ? api.inNamespace("default") : api,
-      "none",
-      (o) => o === undefined,
+      client.resource(customResourceDefinitions),
+      crd.metadata?.name ?? "",
+      (c) =>
+        c?.status?.conditions?.some((x) => x.type === "Established" && x.status === "True") ??
+        false,
     );
   }
 }
