@@ -390,30 +390,38 @@ async function serveWatch(
   const store = served.store;
   const cache = store.cache;
   const rv = params.resourceVersion ?? "";
+  // Aborts the wait for a fresh cache if the client goes; removed afterwards, since a
+  // keep-alive socket serves many requests one after another.
   const abort = new AbortController();
-  req.socket.once("close", () => abort.abort());
-  let startRv: number | undefined;
-  let initialEvents = true;
-  if (rv !== "" && rv !== "0" && params.sendInitialEvents !== true) {
-    // "Start at exact": only changes after rv (also for sendInitialEvents=false).
-    startRv = Number(rv);
-  } else {
-    // The state first (a streaming list, or a legacy watch from "now"), at least as fresh as
-    // asked: rv "" is a consistent read, "0" any state, N not older than N.
-    if (rv === "")
-      await cache.waitUntilFresh(await ctx.registry.storage.currentRevision(), abort.signal);
-    else if (rv !== "0") await cache.waitUntilFresh(Number(rv), abort.signal);
-    initialEvents = params.sendInitialEvents !== false;
+  const onClose = () => abort.abort();
+  req.socket.once("close", onClose);
+  try {
+    let startRv: number | undefined;
+    let initialEvents = true;
+    if (rv !== "" && rv !== "0" && params.sendInitialEvents !== true) {
+      // "Start at exact": only changes after rv (also for sendInitialEvents=false).
+      startRv = Number(rv);
+    } else {
+      // The state first (a streaming list, or a legacy watch from "now"), at least as fresh as
+      // asked: rv "" is a consistent read, "0" any state, N not older than N.
+      if (rv === "")
+        await cache.waitUntilFresh(await ctx.registry.storage.currentRevision(), abort.signal);
+      else if (rv !== "0") await cache.waitUntilFresh(Number(rv), abort.signal);
+      initialEvents = params.sendInitialEvents !== false;
+    }
+    const timeout = params.timeoutSeconds === 0 ? undefined : params.timeoutSeconds;
+    const watcher = store.watch({
+      filter: { namespace, label: params.label, field: params.field },
+      encoder: encoderFor(ctx, served, output, query),
+      ...(startRv === undefined ? {} : { startRv }),
+      initialEvents,
+      allowBookmarks: params.allowWatchBookmarks,
+      initialEventsEndBookmark:
+        params.allowWatchBookmarks && startRv === undefined && initialEvents,
+      deadline: watchDeadline(ctx.clock, timeout, ctx.minRequestTimeoutSeconds),
+    });
+    await streamWatch(req, res, watcher);
+  } finally {
+    req.socket.off("close", onClose);
   }
-  const timeout = params.timeoutSeconds === 0 ? undefined : params.timeoutSeconds;
-  const watcher = store.watch({
-    filter: { namespace, label: params.label, field: params.field },
-    encoder: encoderFor(ctx, served, output, query),
-    ...(startRv === undefined ? {} : { startRv }),
-    initialEvents,
-    allowBookmarks: params.allowWatchBookmarks,
-    initialEventsEndBookmark: params.allowWatchBookmarks && startRv === undefined && initialEvents,
-    deadline: watchDeadline(ctx.clock, timeout, ctx.minRequestTimeoutSeconds),
-  });
-  await streamWatch(req, res, watcher);
 }
