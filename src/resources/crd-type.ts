@@ -19,3 +19,14 @@ export interface CustomResourceDefinition extends Omit<K8sCustomResourceDefiniti
 export interface CustomResourceDefinitionVersion extends Omit<K8sVersion, "schema"> {
   schema?: { openAPIV3Schema?: OpenApiSchema };
 }
+
+/**
+ * True once the server serves the CRD's resource (its `Established` condition is `True`); false
+ * for `undefined`. For waiting on a CRD just created:
+ * `await waitFor(client.resource(customResourceDefinitions), "users.example.com", isEstablished)`.
+ */
+export function isEstablished(crd: CustomResourceDefinition | undefined): boolean {
+  return (
+    crd?.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") ?? false
+  );
+}

@@ -30,7 +30,11 @@ export {
   services,
 } from "./builtins.ts";
 export { type CodegenOptions, definitionModule, typeBox } from "./codegen.ts";
-export type { CustomResourceDefinition, CustomResourceDefinitionVersion } from "./crd-type.ts";
+export {
+  type CustomResourceDefinition,
+  type CustomResourceDefinitionVersion,
+  isEstablished,
+} from "./crd-type.ts";
 export type {
   CrdManifest,
   CrdVersion,

@@ -13,6 +13,7 @@ import { DeletedFinalStateUnknown, type KubeObject, type OwnerReference } from "
 import {
   type CustomResourceDefinition,
   customResourceDefinitions,
+  isEstablished,
   type ResourceDefinition,
   resourceDefinition,
 } from "kontroller/resources";
@@ -69,9 +70,7 @@ export async function installCrds(client: Client, ...defs: ResourceDefinition[])
     await waitFor(
       client.resource(customResourceDefinitions),
       crd.metadata?.name ?? "",
-      (c) =>
-        c?.status?.conditions?.some((x) => x.type === "Established" && x.status === "True") ??
-        false,
+      isEstablished,
     );
   }
 }

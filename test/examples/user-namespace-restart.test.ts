@@ -21,7 +21,7 @@ import { silentLogger } from "kontroller/cache";
 import { type Client, createClient, isConnectionRefused } from "kontroller/client";
 import { Manager } from "kontroller/controller";
 import { startControlPlane } from "kontroller/controlplane";
-import { customResourceDefinitions, namespaces } from "kontroller/resources";
+import { customResourceDefinitions, isEstablished, namespaces } from "kontroller/resources";
 import { startEtcd, waitFor } from "kontroller/testing";
 import {
   DISPLAY_NAME_LABEL,
@@ -107,9 +107,7 @@ async function killAndRestart(source: StorageSource, signal: AbortSignal): Promi
     await waitFor(
       client.resource(customResourceDefinitions),
       crd.metadata?.name ?? "",
-      (c) =>
-        c?.status?.conditions?.some((x) => x.type === "Established" && x.status === "True") ??
-        false,
+      isEstablished,
       { signal },
     );
     await using _controlPlane = await startControlPlane({

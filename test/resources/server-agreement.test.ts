@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createClient } from "kontroller/client";
 import { ApiError, isInvalid } from "kontroller/core";
-import { customResourceDefinitions, defineResource } from "kontroller/resources";
+import { customResourceDefinitions, defineResource, isEstablished } from "kontroller/resources";
 import { startTestServer, waitFor } from "kontroller/testing";
 import { Type } from "typebox";
 import { HealthMonitor } from "../../examples/health-monitor/health-monitor.ts";
@@ -37,10 +37,7 @@ describe("client and server agree on every definition", () => {
       const established = await waitFor(
         client.resource(customResourceDefinitions),
         crd.metadata?.name ?? "",
-        (c) =>
-          (c?.status?.conditions ?? []).some(
-            (x) => x.type === "Established" && x.status === "True",
-          ),
+        isEstablished,
       );
       assert.ok(established, def.kind);
     }
@@ -50,8 +47,10 @@ describe("client and server agree on every definition", () => {
     await using server = await startTestServer({ controllers: false });
     await using client = createClient({ url: server.url });
     await client.resource(customResourceDefinitions).create(Widget.crd());
-    await waitFor(client.resource(customResourceDefinitions), "widgets.test.example.com", (c) =>
-      (c?.status?.conditions ?? []).some((x) => x.type === "Established" && x.status === "True"),
+    await waitFor(
+      client.resource(customResourceDefinitions),
+      "widgets.test.example.com",
+      isEstablished,
     );
     const widgets = client.resource(Widget, { namespace: "default" });
     const bad: unknown[] = [
