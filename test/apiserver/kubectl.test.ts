@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
-import { startTestServer, type TestServer } from "kontroller/testing";
+import { startFaultProxy, startTestServer, type TestServer } from "kontroller/testing";
 
 const run = promisify(execFile);
 
@@ -207,5 +207,58 @@ spec:
     );
     assert.match(await fails("create", "-f", strict), /unknown field "spec.extra"/);
     assert.match(await kubectl("delete", "gadget", "g1"), /deleted/);
+  });
+
+  it("discovers from the aggregated /api and /apis alone, with no request per group-version", async () => {
+    const crd = await file(
+      "sprockets.yaml",
+      `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: sprockets.example.org
+spec:
+  group: example.org
+  scope: Cluster
+  names: {plural: sprockets, singular: sprocket, kind: Sprocket, shortNames: [spr]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`,
+    );
+    await kubectl("apply", "-f", crd);
+    await kubectl(
+      "wait",
+      "--for=condition=Established",
+      "crd/sprockets.example.org",
+      "--timeout=10s",
+    );
+    await kubectl(
+      "apply",
+      "-f",
+      await file("s1.yaml", "apiVersion: example.org/v1\nkind: Sprocket\nmetadata:\n  name: s1\n"),
+    );
+    // Through a proxy that records every request, with a cache of its own: discovery from scratch.
+    await using proxy = await startFaultProxy({ target: s.url });
+    const fresh = async (...args: string[]) =>
+      (
+        await run("kubectl", ["--kubeconfig", s.kubeconfigPath, "--server", proxy.url, ...args], {
+          env: { ...process.env, KUBECACHEDIR: join(dir, "fresh-cache"), HOME: dir },
+          timeout: 30_000,
+        })
+      ).stdout;
+    const resources = await fresh("api-resources");
+    assert.match(resources, /\nsprockets\s+spr\s+example\.org\/v1\s+false\s+Sprocket\n/);
+    assert.match(resources, /\nconfigmaps\s+cm\s+v1\s+true\s+ConfigMap\n/);
+    assert.match(await fresh("get", "spr"), /\ns1\s+\S+\n/);
+    const paths = proxy.requests.map((r) => r.path);
+    assert.ok(paths.includes("/api") && paths.includes("/apis"), paths.join(" "));
+    const perGroupVersion = paths.filter(
+      (p) => /^\/api\/[^/]+$/.test(p) || /^\/apis\/[^/]+(\/[^/]+)?$/.test(p),
+    );
+    assert.deepEqual(perGroupVersion, [], "legacy discovery fetches each group-version");
+    await kubectl("delete", "-f", crd);
   });
 });

@@ -53,7 +53,9 @@ export function compareKubeAwareVersions(a: string, b: string): number {
 }
 
 /** Served resources grouped by API group, versions in preference order. */
-export function groupsOf(registry: Registry): Map<string, Map<string, ServedResource[]>> {
+export function groupsOf(
+  registry: Pick<Registry, "all">,
+): Map<string, Map<string, ServedResource[]>> {
   const groups = new Map<string, Map<string, ServedResource[]>>();
   for (const s of registry.all()) {
     let versions = groups.get(s.def.group);
@@ -89,7 +91,7 @@ function apiGroup(name: string, versions: Iterable<string>): unknown {
 }
 
 /** `GET /apis`: every group but the core one. */
-export function groupList(registry: Registry): unknown {
+export function groupList(registry: Pick<Registry, "all">): unknown {
   const groups = [...groupsOf(registry)]
     .filter(([g]) => g !== "")
     .map(([g, versions]) => apiGroup(g, versions.keys()));
@@ -97,14 +99,18 @@ export function groupList(registry: Registry): unknown {
 }
 
 /** `GET /apis/{group}`, or undefined when the group is not served. */
-export function groupInfo(registry: Registry, group: string): unknown {
+export function groupInfo(registry: Pick<Registry, "all">, group: string): unknown {
   const versions = groupsOf(registry).get(group);
   if (versions === undefined || group === "") return undefined;
   return { kind: "APIGroup", apiVersion: "v1", ...(apiGroup(group, versions.keys()) as object) };
 }
 
 /** `GET /api/v1` or `/apis/{group}/{version}`, or undefined when not served. */
-export function resourceList(registry: Registry, group: string, version: string): unknown {
+export function resourceList(
+  registry: Pick<Registry, "all">,
+  group: string,
+  version: string,
+): unknown {
   const served = groupsOf(registry).get(group)?.get(version);
   if (served === undefined) return undefined;
   const resources: unknown[] = [];

@@ -54,3 +54,31 @@ export function negotiate(accept: string | undefined, tableAllowed: boolean): Ou
     `only the following media types are accepted: application/json, application/json;as=Table;v=v1;g=meta.k8s.io, application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io (got ${JSON.stringify(accept)})`,
   );
 }
+
+/** The aggregated discovery versions served on `/api` and `/apis`. */
+export type DiscoveryVersion = "v2" | "v2beta1";
+
+/**
+ * Picks the form of `/api` and `/apis` for an Accept header: the first JSON range either asks
+ * for `as=APIGroupDiscoveryList` in `apidiscovery.k8s.io` v2 or v2beta1 (that version, answered
+ * as aggregated discovery) or asks for plain JSON (`undefined`: the legacy APIVersions and
+ * APIGroupList). Ranges neither names are skipped; none servable is legacy too, as these two
+ * documents have always been answered whatever the Accept header said.
+ */
+export function negotiateDiscovery(accept: string | undefined): DiscoveryVersion | undefined {
+  if (accept === undefined) return undefined;
+  for (const r of parseAccept(accept)) {
+    const json = r.type === "application/json" || r.type === "*/*" || r.type === "application/*";
+    if (!json) continue;
+    const as = r.params.as;
+    if (as === undefined) return undefined;
+    if (
+      as === "APIGroupDiscoveryList" &&
+      r.params.g === "apidiscovery.k8s.io" &&
+      (r.params.v === "v2" || r.params.v === "v2beta1")
+    ) {
+      return r.params.v;
+    }
+  }
+  return undefined;
+}

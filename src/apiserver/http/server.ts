@@ -13,7 +13,9 @@ import { Registry } from "../registry/registry.ts";
 import { MemoryStorage } from "../storage/memory-storage.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { WatchCacheOptions, WatchCacheStats } from "../watchcache/watch-cache.ts";
+import { aggregatedDiscovery, discoveryContentType } from "./aggregated-discovery.ts";
 import { groupInfo, groupList, legacyVersions, resourceList, versionInfo } from "./discovery.ts";
+import { negotiateDiscovery } from "./negotiate.ts";
 import { groupVersionDocument, openApiIndex } from "./openapi.ts";
 import { parsePath } from "./request-info.ts";
 import { handleResource, type ResourceContext } from "./resource-handler.ts";
@@ -242,9 +244,20 @@ export class ApiServer {
       case "version":
         return sendJson(res, 200, versionInfo());
       case "legacy-versions":
-        return sendJson(res, 200, legacyVersions(req.headers.host ?? new URL(this.url).host));
-      case "groups":
+      case "groups": {
+        // The two answers differ by Accept (aggregated or legacy), so caches must key on it.
+        res.setHeader("Vary", "Accept");
+        const core = target.kind === "legacy-versions";
+        const aggregated = negotiateDiscovery(req.headers.accept);
+        if (aggregated !== undefined) {
+          const body = aggregatedDiscovery(reg, core, aggregated);
+          return sendJson(res, 200, body, discoveryContentType(aggregated));
+        }
+        if (core) {
+          return sendJson(res, 200, legacyVersions(req.headers.host ?? new URL(this.url).host));
+        }
         return sendJson(res, 200, groupList(reg));
+      }
       case "group":
         return found(groupInfo(reg, target.group));
       case "resources":

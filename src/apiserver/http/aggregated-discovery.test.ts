@@ -1,0 +1,257 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { type ResourceDefinitionInit, resourceDefinition } from "../../resources/index.ts";
+import { ALL_VERBS, type ServedResource } from "../registry/registry.ts";
+import { aggregatedDiscovery, discoveryContentType } from "./aggregated-discovery.ts";
+import { groupList, resourceList } from "./discovery.ts";
+import { negotiateDiscovery } from "./negotiate.ts";
+
+/** What client-go and kubectl 1.32 send on `/api` and `/apis`. */
+const CLIENT_GO_ACCEPT =
+  "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+
+/** A served resource as the registry holds it; discovery reads no store. */
+function served(
+  init: ResourceDefinitionInit,
+  subresources: string[] = [],
+  verbs: readonly string[] = ALL_VERBS,
+): ServedResource {
+  return {
+    def: resourceDefinition(init),
+    store: undefined as never,
+    subresources,
+    verbs,
+    strategicMerge: false,
+  };
+}
+
+const registry = {
+  all: () => [
+    served(
+      { group: "", version: "v1", kind: "Namespace", plural: "namespaces", scope: "Cluster" },
+      ["status", "finalize"],
+    ),
+    served({
+      group: "",
+      version: "v1",
+      kind: "ConfigMap",
+      plural: "configmaps",
+      shortNames: ["cm"],
+    }),
+    served({ group: "", version: "v1", kind: "Pod", plural: "pods" }, ["status", "binding"]),
+    served({ group: "apps", version: "v1", kind: "Deployment", plural: "deployments" }, [
+      "status",
+      "scale",
+    ]),
+    // A cluster-scoped CRD with two versions, the older one installed first.
+    served(
+      {
+        group: "example.com",
+        version: "v1beta1",
+        kind: "Gizmo",
+        plural: "gizmos",
+        scope: "Cluster",
+        categories: ["all"],
+      },
+      ["status", "scale"],
+    ),
+    served(
+      {
+        group: "example.com",
+        version: "v1",
+        kind: "Gizmo",
+        plural: "gizmos",
+        scope: "Cluster",
+        shortNames: ["gz"],
+        categories: ["all"],
+      },
+      ["status", "scale"],
+    ),
+  ],
+};
+
+describe("negotiateDiscovery", () => {
+  it("picks aggregated v2 for client-go's Accept header, the first range it names", () => {
+    assert.equal(negotiateDiscovery(CLIENT_GO_ACCEPT), "v2");
+  });
+
+  it("answers the version asked for: v2beta1 when that comes first", () => {
+    assert.equal(
+      negotiateDiscovery(
+        "application/json;as=APIGroupDiscoveryList;v=v2beta1;g=apidiscovery.k8s.io, application/json",
+      ),
+      "v2beta1",
+    );
+  });
+
+  it("keeps the legacy answer for plain JSON, no Accept, or an empty one", () => {
+    for (const accept of [undefined, "", "application/json", "*/*", "application/json, */*"]) {
+      assert.equal(negotiateDiscovery(accept), undefined, String(accept));
+    }
+    assert.equal(
+      negotiateDiscovery(
+        "application/json,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
+      ),
+      undefined,
+      "plain JSON first wins",
+    );
+  });
+
+  it("skips ranges it cannot serve and falls back to legacy when none is left", () => {
+    assert.equal(
+      negotiateDiscovery(
+        "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList",
+      ),
+      "v2beta1",
+    );
+    assert.equal(
+      negotiateDiscovery(
+        "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0",
+      ),
+      undefined,
+      "q=0 refuses the range",
+    );
+    assert.equal(negotiateDiscovery("application/json;g=meta.k8s.io;v=v1;as=Table"), undefined);
+    assert.equal(negotiateDiscovery("application/vnd.kubernetes.protobuf"), undefined);
+  });
+
+  it("names the version in the Content-Type clients decide by", () => {
+    assert.equal(
+      discoveryContentType("v2"),
+      "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
+    );
+    assert.equal(
+      discoveryContentType("v2beta1"),
+      "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList",
+    );
+  });
+});
+
+describe("aggregatedDiscovery", () => {
+  it("answers /api with the core group alone, named empty, resources by name", () => {
+    const list = aggregatedDiscovery(registry, true, "v2") as Loose;
+    assert.equal(list.kind, "APIGroupDiscoveryList");
+    assert.equal(list.apiVersion, "apidiscovery.k8s.io/v2");
+    assert.deepEqual(list.metadata, {});
+    assert.equal(list.items.length, 1);
+    const core = list.items[0];
+    assert.deepEqual(core.metadata, { name: "" });
+    assert.equal(core.versions.length, 1);
+    assert.equal(core.versions[0].version, "v1");
+    assert.equal(core.versions[0].freshness, "Current");
+    const names = core.versions[0].resources.map((r: Loose) => r.resource);
+    assert.deepEqual(names, ["configmaps", "namespaces", "pods"]);
+    assert.deepEqual(core.versions[0].resources[0], {
+      resource: "configmaps",
+      responseKind: { group: "", version: "v1", kind: "ConfigMap" },
+      scope: "Namespaced",
+      singularResource: "configmap",
+      verbs: [...ALL_VERBS],
+      shortNames: ["cm"],
+      subresources: [],
+    });
+    assert.deepEqual(core.versions[0].resources[1].subresources, [
+      {
+        subresource: "status",
+        responseKind: { group: "", version: "v1", kind: "Namespace" },
+        verbs: ["get", "patch", "update"],
+      },
+      {
+        subresource: "finalize",
+        responseKind: { group: "", version: "v1", kind: "Namespace" },
+        verbs: ["update"],
+      },
+    ]);
+    assert.deepEqual(core.versions[0].resources[2].subresources[1], {
+      subresource: "binding",
+      responseKind: { group: "", version: "v1", kind: "Binding" },
+      verbs: ["create"],
+    });
+  });
+
+  it("answers /apis with every other group, in the legacy list's order", () => {
+    const list = aggregatedDiscovery(registry, false, "v2beta1") as Loose;
+    assert.equal(list.apiVersion, "apidiscovery.k8s.io/v2beta1");
+    const legacy = groupList(registry) as Loose;
+    assert.deepEqual(
+      list.items.map((g: Loose) => g.metadata.name),
+      legacy.groups.map((g: Loose) => g.name),
+    );
+    assert.deepEqual(
+      list.items.map((g: Loose) => g.metadata.name),
+      ["apps", "example.com"],
+    );
+  });
+
+  it("describes a resource with status and scale subresources as the legacy list does", () => {
+    const list = aggregatedDiscovery(registry, false, "v2") as Loose;
+    const deploy = list.items[0].versions[0].resources[0];
+    assert.deepEqual(deploy.subresources, [
+      {
+        subresource: "status",
+        responseKind: { group: "apps", version: "v1", kind: "Deployment" },
+        verbs: ["get", "patch", "update"],
+      },
+      {
+        subresource: "scale",
+        responseKind: { group: "autoscaling", version: "v1", kind: "Scale" },
+        verbs: ["get", "patch", "update"],
+      },
+    ]);
+    const legacy = (resourceList(registry, "apps", "v1") as Loose).resources;
+    const scale = legacy.find((r: Loose) => r.name === "deployments/scale");
+    assert.deepEqual(
+      {
+        responseKind: { group: scale.group, version: scale.version, kind: scale.kind },
+        verbs: scale.verbs,
+      },
+      { responseKind: deploy.subresources[1].responseKind, verbs: deploy.subresources[1].verbs },
+      "legacy and aggregated discovery agree",
+    );
+  });
+
+  it("describes a cluster-scoped CRD, its versions preferred first", () => {
+    const list = aggregatedDiscovery(registry, false, "v2") as Loose;
+    const group = list.items[1];
+    assert.deepEqual(group.metadata, { name: "example.com" });
+    assert.deepEqual(
+      group.versions.map((v: Loose) => v.version),
+      ["v1", "v1beta1"],
+      "GA before beta, though v1beta1 was installed first",
+    );
+    assert.deepEqual(
+      group.versions.map((v: Loose) => v.version),
+      (groupList(registry) as Loose).groups[1].versions.map((v: Loose) => v.version),
+    );
+    const v1 = group.versions[0].resources[0];
+    assert.deepEqual(
+      { ...v1, subresources: v1.subresources.map((s: Loose) => s.subresource) },
+      {
+        resource: "gizmos",
+        responseKind: { group: "example.com", version: "v1", kind: "Gizmo" },
+        scope: "Cluster",
+        singularResource: "gizmo",
+        verbs: [...ALL_VERBS],
+        shortNames: ["gz"],
+        categories: ["all"],
+        subresources: ["status", "scale"],
+      },
+    );
+    const beta = group.versions[1].resources[0];
+    assert.deepEqual(beta.responseKind, {
+      group: "example.com",
+      version: "v1beta1",
+      kind: "Gizmo",
+    });
+    assert.equal(beta.shortNames, undefined, "no short names: the field is left out");
+    assert.deepEqual(beta.subresources[0].responseKind, beta.responseKind);
+  });
+
+  it("answers an empty list when no group of the asked kind is served", () => {
+    const list = aggregatedDiscovery({ all: () => [] }, false, "v2") as Loose;
+    assert.deepEqual(list.items, []);
+  });
+});
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read bodies loosely
+type Loose = any;

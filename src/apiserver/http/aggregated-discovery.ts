@@ -1,0 +1,78 @@
+import { isNamespaced } from "../../resources/index.ts";
+import {
+  type Registry,
+  type ServedResource,
+  subresourceKind,
+  subresourceVerbs,
+} from "../registry/registry.ts";
+import { groupsOf } from "./discovery.ts";
+import type { DiscoveryVersion } from "./negotiate.ts";
+
+/** `{group, version, kind}` of what a resource or subresource's requests answer with. */
+interface ResponseKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+/** The Content-Type of an aggregated discovery answer; clients decide from it alone. */
+export function discoveryContentType(version: DiscoveryVersion): string {
+  return `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`;
+}
+
+function subresourceResponseKind(s: ServedResource, sub: string): ResponseKind {
+  if (sub === "scale") return { group: "autoscaling", version: "v1", kind: "Scale" };
+  const d = s.def;
+  return { group: d.group, version: d.version, kind: subresourceKind(sub) ?? d.kind };
+}
+
+function resourceDiscovery(s: ServedResource): unknown {
+  const d = s.def;
+  return {
+    resource: d.plural,
+    responseKind: { group: d.group, version: d.version, kind: d.kind },
+    scope: isNamespaced(d) ? "Namespaced" : "Cluster",
+    singularResource: d.singular,
+    verbs: [...s.verbs],
+    ...(d.shortNames.length > 0 ? { shortNames: [...d.shortNames] } : {}),
+    ...(d.categories.length > 0 ? { categories: [...d.categories] } : {}),
+    subresources: s.subresources.map((sub) => ({
+      subresource: sub,
+      responseKind: subresourceResponseKind(s, sub),
+      verbs: [...subresourceVerbs(sub)],
+    })),
+  };
+}
+
+/**
+ * `GET /api` (`core`: the core group alone, named `""`) or `GET /apis` (every other group) as
+ * an `APIGroupDiscoveryList` of `apidiscovery.k8s.io/{version}`. Built from the same grouping
+ * as the legacy documents ({@link groupsOf}), so the two always agree: groups in the same
+ * order, versions in preference order (the preferred one first), resources by name. Every
+ * version is `Current` — this server serves everything itself, nothing is aggregated from
+ * elsewhere and so nothing goes stale.
+ */
+export function aggregatedDiscovery(
+  registry: Pick<Registry, "all">,
+  core: boolean,
+  version: DiscoveryVersion,
+): unknown {
+  const items = [...groupsOf(registry)]
+    .filter(([g]) => (g === "") === core)
+    .map(([name, versions]) => ({
+      metadata: { name },
+      versions: [...versions].map(([v, served]) => ({
+        version: v,
+        resources: [...served]
+          .sort((a, b) => (a.def.plural < b.def.plural ? -1 : 1))
+          .map(resourceDiscovery),
+        freshness: "Current",
+      })),
+    }));
+  return {
+    kind: "APIGroupDiscoveryList",
+    apiVersion: `apidiscovery.k8s.io/${version}`,
+    metadata: {},
+    items,
+  };
+}
