@@ -1,7 +1,7 @@
 /**
- * Splits a byte stream into `\n`-terminated lines as the chunks arrive. A line is decoded to a
- * string once it is complete; a partial line waits (as slices of the chunks, never copied until
- * it completes) for the rest.
+ * Splits a byte stream into `\n`-terminated lines as the chunks arrive. The complete lines of a
+ * chunk are decoded to one string, which is then cut into lines; a partial line waits (as slices
+ * of the chunks, never copied until it completes) for the rest.
  */
 import { DecodeError } from "./decode-error.ts";
 
@@ -39,27 +39,36 @@ export class LineSplitter {
     const buf = Buffer.isBuffer(chunk)
       ? chunk
       : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (buf.length === 0) return;
+    const last = buf.lastIndexOf(10);
+    if (last < 0) {
+      this.#hold(buf);
+      return;
+    }
     let start = 0;
-    let nl = buf.indexOf(10);
     if (this.#pendingBytes > 0 || this.#pending.length > 0) {
-      if (nl < 0) {
-        this.#hold(buf);
-        return;
-      }
+      const nl = buf.indexOf(10);
       this.#pending.push(buf.subarray(0, nl));
       const line = Buffer.concat(this.#pending, this.#pendingBytes + nl).toString("utf8");
       this.#pending = [];
       this.#pendingBytes = 0;
-      emit(line, out);
+      emit(line, 0, line.length, out);
       start = nl + 1;
-      nl = buf.indexOf(10, start);
     }
-    while (nl >= 0) {
-      if (nl > start) emit(buf.toString("utf8", start, nl), out);
-      start = nl + 1;
-      nl = buf.indexOf(10, start);
+    // The complete lines are decoded with one call, then cut: `\n` never occurs inside a
+    // multi-byte character, and a slice of a string shares its characters rather than copying.
+    if (last > start) {
+      const text = buf.toString("utf8", start, last);
+      let from = 0;
+      let nl = text.indexOf("\n");
+      while (nl >= 0) {
+        if (nl > from) emit(text, from, nl, out);
+        from = nl + 1;
+        nl = text.indexOf("\n", from);
+      }
+      if (text.length > from) emit(text, from, text.length, out);
     }
-    if (start < buf.length) this.#hold(buf.subarray(start));
+    if (last + 1 < buf.length) this.#hold(buf.subarray(last + 1));
   }
 
   #hold(part: Buffer): void {
@@ -78,8 +87,15 @@ export class LineSplitter {
   }
 }
 
-function emit(line: string, out: string[]): void {
-  const end = line.charCodeAt(line.length - 1) === 13 ? line.length - 1 : line.length;
-  const text = end === line.length ? line : line.slice(0, end);
-  if (text.trim() !== "") out.push(text);
+/** Appends `text[from, end)` to `out`, without a trailing `\r`, unless it is blank. */
+function emit(text: string, from: number, end: number, out: string[]): void {
+  if (text.charCodeAt(end - 1) === 13) end--;
+  if (end <= from) return;
+  // A JSON object line starts with `{`: the common case needs no blank check.
+  if (text.charCodeAt(from) === 123) {
+    out.push(from === 0 && end === text.length ? text : text.slice(from, end));
+    return;
+  }
+  const line = text.slice(from, end);
+  if (line.trim() !== "") out.push(line);
 }
