@@ -25,6 +25,8 @@ type Objects<T> = Map<string, Map<string, T>>;
 
 /** The content a {@link Indexer.replace} swapped out, for the caller to diff. */
 export interface ReplacedContent<T> {
+  /** How many objects were cached. */
+  readonly size: number;
   /** The object that was cached under namespace and name. */
   get(namespace: string, name: string): T | undefined;
   /** Calls `fn` for every object that was cached. */
@@ -226,19 +228,25 @@ export class Indexer<T extends KubeObject> implements Store<T> {
    */
   replace(objects: readonly T[], rv: string): ReplacedContent<T> {
     const old = this.#objects;
+    const oldSize = this.#size;
     const next: Objects<T> = new Map();
-    let size = 0;
+    // Lists come grouped by namespace: look the inner map up only when the namespace changes.
+    let lastNs: string | undefined;
+    let inner: Map<string, T> | undefined;
     for (const obj of objects) {
       const ns = nsOf(obj);
-      let inner = next.get(ns);
-      if (inner === undefined) {
-        inner = new Map();
-        next.set(ns, inner);
+      if (ns !== lastNs || inner === undefined) {
+        inner = next.get(ns);
+        if (inner === undefined) {
+          inner = new Map();
+          next.set(ns, inner);
+        }
+        lastNs = ns;
       }
-      const name = nameOf(obj);
-      if (!inner.has(name)) size++;
-      inner.set(name, obj);
+      inner.set(nameOf(obj), obj);
     }
+    let size = 0;
+    for (const names of next.values()) size += names.size;
     this.#objects = next;
     this.#size = size;
     for (const [index, fn] of this.#indexers) {
@@ -249,6 +257,7 @@ export class Indexer<T extends KubeObject> implements Store<T> {
     }
     this.#resourceVersion = rv;
     return {
+      size: oldSize,
       get: (ns, name) => old.get(ns)?.get(name),
       forEach: (fn) => {
         for (const [ns, inner] of old) for (const [name, obj] of inner) fn(obj, ns, name);

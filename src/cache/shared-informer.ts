@@ -288,8 +288,9 @@ export class SharedInformer<T extends KubeObject> {
       }
     });
     const initial = !this.#synced;
+    const empty = old.size === 0;
     for (const obj of objects) {
-      const prev = old.get(obj.metadata?.namespace ?? "", obj.metadata!.name!);
+      const prev = empty ? undefined : old.get(obj.metadata?.namespace ?? "", obj.metadata!.name!);
       this.#notify(
         prev === undefined ? { kind: "add", obj, initial } : { kind: "update", old: prev, obj },
       );
