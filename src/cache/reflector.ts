@@ -189,24 +189,29 @@ export class Reflector<T extends KubeObject> {
     const stop = new AbortController();
     const watchSignal = AbortSignal.any([signal, stop.signal]);
     let idle: WatchIdleError | undefined;
+    // One timer per watch, not one per batch: each batch only records when it came; the timer,
+    // when due, declares the watch idle or re-arms itself for the rest of the window.
+    let lastActivity = this.#clock.now();
     let cancelIdle: () => void = () => {};
-    const arm = () => {
-      cancelIdle();
-      cancelIdle = this.#clock.setTimer(this.#idleMs, () => {
-        idle = new WatchIdleError(this.#idleMs);
-        stop.abort(idle);
-      });
+    const check = () => {
+      const left = lastActivity + this.#idleMs - this.#clock.now();
+      if (left > 0) {
+        cancelIdle = this.#clock.setTimer(left, check);
+        return;
+      }
+      idle = new WatchIdleError(this.#idleMs);
+      stop.abort(idle);
     };
+    cancelIdle = this.#clock.setTimer(this.#idleMs, check);
     let opened = false;
     let ended: { error: unknown } | undefined;
-    arm();
     try {
       const stream = await this.#lw.watch({ ...request, signal: watchSignal });
       opened = true;
       this.#metrics.watches.inc();
-      arm();
+      lastActivity = this.#clock.now();
       for await (const batch of stream) {
-        arm();
+        lastActivity = this.#clock.now();
         this.#metrics.events.inc(batch.length);
         this.#apply(this.#machine.watchEvents(batch));
       }
