@@ -30,11 +30,14 @@ export type { RateLimiter } from "./rate-limiter.ts";
 export {
   type DefaultControllerRateLimiterOptions,
   defaultControllerRateLimiter,
+  defaultItemBasedRateLimiter,
   ItemExponentialFailureRateLimiter,
   type ItemExponentialFailureRateLimiterOptions,
   ItemFastSlowRateLimiter,
   type ItemFastSlowRateLimiterOptions,
   MaxOfRateLimiter,
+  MaxWaitRateLimiter,
+  type MaxWaitRateLimiterOptions,
 } from "./rate-limiters.ts";
 export { RateLimitingQueue, type RateLimitingQueueOptions } from "./rate-limiting-queue.ts";
 export type {

@@ -6,9 +6,11 @@ import { BucketRateLimiter } from "./bucket-rate-limiter.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import {
   defaultControllerRateLimiter,
+  defaultItemBasedRateLimiter,
   ItemExponentialFailureRateLimiter,
   ItemFastSlowRateLimiter,
   MaxOfRateLimiter,
+  MaxWaitRateLimiter,
 } from "./rate-limiters.ts";
 import { RateLimitingQueue } from "./rate-limiting-queue.ts";
 
@@ -201,6 +203,66 @@ describe("MaxOfRateLimiter", () => {
       () => new MaxOfRateLimiter(new ItemExponentialFailureRateLimiter(), broken),
       /option limiters\[1\] must be a RateLimiter \(missing forget, numRequeues\)/,
     );
+  });
+});
+
+describe("MaxWaitRateLimiter", () => {
+  it("L-06 caps the wrapped limiter's delay; forget and numRequeues go to it", () => {
+    const step = new ItemFastSlowRateLimiter<string>({
+      fastDelayMs: 5,
+      slowDelayMs: 1_000_000,
+      maxFastAttempts: 100,
+    });
+    const l = new MaxWaitRateLimiter<string>({ limiter: step, maxDelayMs: 500_000 });
+    assert.deepEqual(
+      times(100, () => l.when("one")).filter((d) => d !== 5),
+      [],
+    );
+    assert.deepEqual([l.when("one"), l.when("one")], [500_000, 500_000]);
+    assert.deepEqual([l.numRequeues("one"), step.numRequeues("one")], [102, 102]);
+    l.forget("one");
+    assert.deepEqual([step.numRequeues("one"), l.when("one")], [0, 5]);
+  });
+
+  it("caps a bucket's tail after a mass requeue", () => {
+    const clock = new FakeClock();
+    const l = new MaxWaitRateLimiter<string>({
+      limiter: new BucketRateLimiter({ qps: 10, burst: 100, clock }),
+      maxDelayMs: 2000,
+    });
+    const delays = times(10_000, () => l.when("k"));
+    assert.equal(Math.max(...delays), 2000);
+  });
+
+  it("rejects a missing limiter and a negative cap", () => {
+    const owner = "MaxWaitRateLimiter";
+    rejectsOption(
+      () => new MaxWaitRateLimiter({ limiter: undefined as never, maxDelayMs: 1 }),
+      owner,
+      "limiter",
+      undefined,
+    );
+    rejectsOption(
+      () =>
+        new MaxWaitRateLimiter({
+          limiter: new ItemExponentialFailureRateLimiter(),
+          maxDelayMs: -1,
+        }),
+      owner,
+      "maxDelayMs",
+      -1,
+    );
+  });
+});
+
+describe("defaultItemBasedRateLimiter", () => {
+  it("L-09 is client-go's per-item default: exponential 1 ms → 1000 s, no bucket", () => {
+    const l = defaultItemBasedRateLimiter<string>();
+    const delays = times(25, () => l.when("a"));
+    assert.deepEqual(delays.slice(0, 4), [1, 2, 4, 8]);
+    assert.equal(delays[19], 2 ** 19);
+    assert.equal(delays[20], 1_000_000, "capped from the 21st failure");
+    for (let i = 0; i < 1000; i++) assert.equal(l.when(`k${i}`), 1, "no shared bucket");
   });
 });
 

@@ -137,6 +137,50 @@ export class MaxOfRateLimiter<T> implements RateLimiter<T> {
   }
 }
 
+/** Options for {@link MaxWaitRateLimiter}. */
+export interface MaxWaitRateLimiterOptions<T> {
+  /** The limiter whose delays are capped; it still counts every failure. */
+  limiter: RateLimiter<T>;
+  /** No delay is longer than this. */
+  maxDelayMs: number;
+}
+
+/**
+ * Another limiter's delay, capped at `maxDelayMs` (client-go's `WithMaxWaitRateLimiter`): the
+ * remedy for the long tail a shared token bucket gives after a mass requeue. `forget` and
+ * `numRequeues` go to the wrapped limiter.
+ */
+export class MaxWaitRateLimiter<T> implements RateLimiter<T> {
+  readonly #limiter: RateLimiter<T>;
+  readonly #maxDelayMs: number;
+
+  constructor(options: MaxWaitRateLimiterOptions<T>) {
+    const owner = "MaxWaitRateLimiter";
+    this.#limiter = checkRateLimiter(owner, "limiter", options?.limiter);
+    this.#maxDelayMs = checkNumber(owner, "maxDelayMs", options.maxDelayMs, { min: 0 });
+  }
+
+  when(item: T): number {
+    return Math.min(this.#limiter.when(item), this.#maxDelayMs);
+  }
+
+  forget(item: T): void {
+    this.#limiter.forget(item);
+  }
+
+  numRequeues(item: T): number {
+    return this.#limiter.numRequeues(item);
+  }
+}
+
+/**
+ * client-go's default per-item limiter: exponential backoff from 1 ms to 1000 s, with no overall
+ * bucket. (`new ItemExponentialFailureRateLimiter()` starts at 5 ms, as controller-runtime.)
+ */
+export function defaultItemBasedRateLimiter<T>(): RateLimiter<T> {
+  return new ItemExponentialFailureRateLimiter<T>({ baseDelayMs: 1, maxDelayMs: 1_000_000 });
+}
+
 /** Options for {@link defaultControllerRateLimiter}. */
 export interface DefaultControllerRateLimiterOptions {
   /**
