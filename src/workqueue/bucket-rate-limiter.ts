@@ -1,4 +1,5 @@
 import { type Clock, checkNumber, preciseClock } from "../core/index.ts";
+import { checkClock } from "./check-clock.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 
 /** Options for {@link BucketRateLimiter}. */
@@ -34,7 +35,7 @@ export class BucketRateLimiter<T> implements RateLimiter<T> {
     const owner = "BucketRateLimiter";
     this.#qps = checkNumber(owner, "qps", options?.qps, { above: 0, infinite: true });
     this.#burst = checkNumber(owner, "burst", options?.burst, { min: 1, integer: true });
-    this.#clock = options.clock ?? preciseClock;
+    this.#clock = checkClock(owner, "clock", options.clock) ?? preciseClock;
     this.#tokens = this.#burst;
   }
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { InvalidOptionError } from "../core/index.ts";
+import { type Clock, InvalidOptionError } from "../core/index.ts";
 import { FakeClock } from "../testing/index.ts";
 import type { MetricsProvider } from "./metrics.ts";
 import { noopMetricsProvider } from "./metrics.ts";
@@ -46,6 +46,9 @@ describe("Queue", () => {
     assert.throws(() => new Queue({ strategy: noSize }), /missing size/);
     const notObject = 42 as unknown as QueueStrategy<string>;
     rejectsOption(() => new Queue({ strategy: notObject }), "strategy", 42);
+    const noTimer = { now: () => 0 } as unknown as Clock;
+    rejectsOption(() => new Queue({ clock: noTimer }), "clock", noTimer);
+    assert.throws(() => new Queue({ clock: noTimer }), /must be a Clock \(now and setTimer\)/);
   });
 
   it("accepts the no-op provider without a name", () => {

@@ -1,4 +1,5 @@
 import { type Clock, InvalidOptionError, preciseClock, raceAbort } from "../core/index.ts";
+import { checkClock } from "./check-clock.ts";
 import {
   type Entry,
   type EntryStorage,
@@ -112,7 +113,7 @@ export class Queue<T extends NonNullable<unknown> = string> {
 
   constructor(options: QueueOptions<T> = {}) {
     const owner = new.target.name;
-    this.clock = options.clock ?? preciseClock;
+    this.clock = checkClock(owner, "clock", options.clock) ?? preciseClock;
     this.#storage =
       options.strategy === undefined
         ? new FifoEntryStorage<T>()

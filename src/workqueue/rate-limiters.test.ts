@@ -164,7 +164,7 @@ describe("BucketRateLimiter", () => {
     assert.deepEqual([l.when("a"), l.when("a"), l.when("a")], [0, 0, 0]);
   });
 
-  it("rejects qps <= 0 and burst < 1", () => {
+  it("rejects qps <= 0, burst < 1 and something that is not a clock", () => {
     rejectsOption(() => new BucketRateLimiter({ qps: 0, burst: 1 }), "BucketRateLimiter", "qps", 0);
     rejectsOption(
       () => new BucketRateLimiter({ qps: -3, burst: 1 }),
@@ -177,6 +177,12 @@ describe("BucketRateLimiter", () => {
       "BucketRateLimiter",
       "burst",
       0,
+    );
+    rejectsOption(
+      () => new BucketRateLimiter({ qps: 1, burst: 1, clock: Date as never }),
+      "BucketRateLimiter",
+      "clock",
+      Date,
     );
   });
 });
