@@ -1,278 +1,266 @@
 /**
  * Properties of the queues on random sequences of operations, against a tiny reference model
- * written from the checklist (a FIFO array, a dirty set, an in-flight set, a map of waiting items).
+ * written from the checklist (`queue-model.test-helper.ts`): every queue, and the rate-limiting
+ * queue with every strategy, behaves as the model — one worker per item, nothing lost, one
+ * processing per burst of adds, never early — and reports the metrics the model predicts. Then
+ * the order properties of the two-lane, fair and priority strategies.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { FakeClock } from "../testing/index.ts";
+import { DelayingQueue } from "./delaying-queue.ts";
 import { FairStrategy } from "./fair-strategy.ts";
 import { PriorityQueue } from "./priority-queue.ts";
 import { Queue } from "./queue.ts";
+import { ALL_OPS, KEYS, Model, type Op, op, RecordingProvider } from "./queue-model.test-helper.ts";
 import { ItemExponentialFailureRateLimiter } from "./rate-limiters.ts";
 import { RateLimitingQueue } from "./rate-limiting-queue.ts";
 import { TwoLaneStrategy } from "./two-lane-strategy.ts";
 
 const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-const KEYS = ["a", "b", "c", "d", "e"];
 const key = fc.constantFrom(...KEYS);
 
-type Op =
-  | { t: "add"; k: string }
-  | { t: "addAfter"; k: string; ms: number }
-  | { t: "addRateLimited"; k: string }
-  | { t: "get" }
-  | { t: "done"; i: number }
-  | { t: "forget"; k: string }
-  | { t: "advance"; ms: number }
-  | { t: "shutDown" };
+/** A queue under test: how to build it, which operations it has, whether it is FIFO. */
+interface Subject {
+  name: string;
+  make(setup: {
+    clock: FakeClock;
+    rateLimiter: ItemExponentialFailureRateLimiter<string>;
+    metrics: RecordingProvider;
+  }): Queue<string>;
+  ops: readonly Op["t"][];
+  /** Ready items leave in the model's FIFO order; otherwise the model follows the queue's pick. */
+  fifo: boolean;
+  /** A priority queue: its depth by priority must count the ready items (all at priority 0). */
+  priority?: boolean;
+}
 
-const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ t: fc.constant("add" as const), k: key }) },
+const NOT_DELAYING: readonly Op["t"][] = ["add", "get", "done", "advance", "shutDown"];
+const NOT_RATE_LIMITING: readonly Op["t"][] = [...NOT_DELAYING, "addAfter"];
+
+const SUBJECTS: Subject[] = [
   {
-    weight: 2,
-    arbitrary: fc.record({
-      t: fc.constant("addAfter" as const),
-      k: key,
-      ms: fc.integer({ min: -2, max: 20 }),
-    }),
+    name: "Queue",
+    make: ({ clock, metrics }) => new Queue<string>({ clock, name: "q", metrics }),
+    ops: NOT_DELAYING,
+    fifo: true,
   },
-  { weight: 2, arbitrary: fc.record({ t: fc.constant("addRateLimited" as const), k: key }) },
-  { weight: 4, arbitrary: fc.record({ t: fc.constant("get" as const) }) },
-  { weight: 4, arbitrary: fc.record({ t: fc.constant("done" as const), i: fc.nat(4) }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant("forget" as const), k: key }) },
   {
-    weight: 2,
-    arbitrary: fc.record({
-      t: fc.constant("advance" as const),
-      ms: fc.integer({ min: 0, max: 15 }),
-    }),
+    name: "DelayingQueue",
+    make: ({ clock, metrics }) => new DelayingQueue<string>({ clock, name: "q", metrics }),
+    ops: NOT_RATE_LIMITING,
+    fifo: true,
   },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant("shutDown" as const) }) },
-);
+  {
+    name: "RateLimitingQueue",
+    make: ({ clock, rateLimiter, metrics }) =>
+      new RateLimitingQueue<string>({ clock, rateLimiter, name: "q", metrics }),
+    ops: ALL_OPS,
+    fifo: true,
+  },
+  {
+    name: "PriorityQueue, every item at priority 0",
+    make: ({ clock, rateLimiter, metrics }) =>
+      new PriorityQueue<string>({ clock, rateLimiter, name: "q", metrics }),
+    ops: ALL_OPS,
+    fifo: true,
+    priority: true,
+  },
+  {
+    name: "RateLimitingQueue with TwoLaneStrategy",
+    make: ({ clock, rateLimiter, metrics }) =>
+      new RateLimitingQueue<string>({
+        clock,
+        rateLimiter,
+        name: "q",
+        metrics,
+        strategy: new TwoLaneStrategy<string>({ isFast: (k) => k === "b" || k === "d" }),
+      }),
+    ops: ALL_OPS,
+    fifo: false,
+  },
+  {
+    name: "RateLimitingQueue with FairStrategy",
+    make: ({ clock, rateLimiter, metrics }) =>
+      new RateLimitingQueue<string>({
+        clock,
+        rateLimiter,
+        name: "q",
+        metrics,
+        strategy: new FairStrategy<string>({ tenantOf: (k) => (k < "c" ? "t1" : "t2") }),
+      }),
+    ops: ALL_OPS,
+    fifo: false,
+  },
+];
 
-/** The reference: client-go's rules with our decisions, in the plainest code. */
-class Model {
-  now = 0;
-  queue: string[] = [];
-  dirty = new Set<string>();
-  inFlight = new Set<string>();
-  /** Waiting items: ready time and arrival at it (ties fire in arrival order). */
-  waiting = new Map<string, { at: number; seq: number }>();
-  failures = new Map<string, number>();
-  blocked = 0;
-  /** Items handed to blocked gets, in the order the gets were made. */
-  handedToBlocked: string[] = [];
-  shuttingDown = false;
-  #seq = 0;
+/** The queue's methods beyond `Queue`, for the subjects that have them. */
+type Full = RateLimitingQueue<string>;
 
-  add(k: string): void {
-    if (this.shuttingDown) return;
-    this.waiting.delete(k);
-    if (this.dirty.has(k)) return;
-    this.dirty.add(k);
-    if (!this.inFlight.has(k)) this.#ready(k);
-  }
+/** Runs `ops` on a fresh queue of `subject` and on the model, comparing them after each step. */
+async function agreesWithModel(subject: Subject, ops: Op[]): Promise<void> {
+  const clock = new FakeClock({ startMs: 0 });
+  const rateLimiter = new ItemExponentialFailureRateLimiter<string>({
+    baseDelayMs: 1,
+    maxDelayMs: 1000,
+  });
+  const metrics = new RecordingProvider();
+  const q = subject.make({ clock, rateLimiter, metrics }) as Full;
+  const m = new Model();
+  /** What the workers hold: never two of one item. */
+  const held: string[] = [];
+  /** Results of blocked gets, in the order the gets were made. */
+  const blocked: (string | undefined)[] = [];
+  let blockedMade = 0;
+  let handOuts = 0;
+  let dones = 0;
+  /** Failures inside the callbacks of blocked gets, rethrown after each step. */
+  const failures: unknown[] = [];
+  /** The earliest time each item may be handed out (set by a delayed add). */
+  const notBefore = new Map<string, number>();
+  const take = (k: string | undefined) => {
+    if (k === undefined) return;
+    handOuts++;
+    assert.ok(!held.includes(k), `${k} handed to a second worker`);
+    assert.ok(clock.now() >= (notBefore.get(k) ?? 0), `${k} handed out before its time`);
+    notBefore.delete(k);
+    held.push(k);
+  };
 
-  addAfter(k: string, ms: number): void {
-    if (this.shuttingDown) return;
-    if (ms <= 0) {
-      this.add(k);
-      return;
+  for (const o of ops) {
+    switch (o.t) {
+      case "add":
+        q.add(o.k);
+        m.add(o.k);
+        notBefore.delete(o.k);
+        break;
+      case "addAfter":
+        q.addAfter(o.k, o.ms);
+        m.addAfter(o.k, o.ms);
+        if (o.ms <= 0 && !m.shuttingDown) notBefore.delete(o.k);
+        else if (o.ms > 0 && !m.dirty.has(o.k)) {
+          notBefore.set(o.k, Math.min(notBefore.get(o.k) ?? Infinity, clock.now() + o.ms));
+        }
+        break;
+      case "addRateLimited": {
+        const n = m.failures.get(o.k) ?? 0;
+        q.addRateLimited(o.k);
+        m.addRateLimited(o.k);
+        if (!m.shuttingDown && !m.dirty.has(o.k)) {
+          const at = clock.now() + Math.min(2 ** n, 1000);
+          notBefore.set(o.k, Math.min(notBefore.get(o.k) ?? Infinity, at));
+        }
+        break;
+      }
+      case "get": {
+        if (m.queue.length === 0 && !m.shuttingDown) {
+          assert.equal(m.get(), "blocked");
+          const slot = blockedMade++;
+          q.get().then((v) => {
+            blocked[slot] = v;
+            try {
+              take(v);
+            } catch (e) {
+              failures.push(e);
+            }
+          });
+        } else {
+          const got = await q.get();
+          const expected = m.get((ready) =>
+            subject.fifo ? 0 : ready.indexOf(got ?? "(undefined)"),
+          );
+          assert.equal(got, expected);
+          take(got);
+        }
+        break;
+      }
+      case "done": {
+        const k = held[o.i % Math.max(1, held.length)];
+        if (k === undefined) {
+          q.done("never-handed-out");
+          break;
+        }
+        held.splice(held.indexOf(k), 1);
+        q.done(k);
+        m.done(k);
+        dones++;
+        break;
+      }
+      case "forget":
+        q.forget(o.k);
+        m.failures.delete(o.k);
+        assert.equal(q.numRequeues(o.k), 0);
+        break;
+      case "advance":
+        clock.advance(o.ms);
+        m.advance(o.ms);
+        break;
+      case "shutDown":
+        q.shutDown();
+        m.shutDown();
+        break;
     }
-    if (this.dirty.has(k)) return;
-    const at = this.now + ms;
-    const w = this.waiting.get(k);
-    // Moving earlier counts as arriving now, for the order among items due at the same time.
-    if (w === undefined || at < w.at) this.waiting.set(k, { at, seq: this.#seq++ });
-  }
-
-  addRateLimited(k: string): void {
-    if (this.shuttingDown) return;
-    const n = this.failures.get(k) ?? 0;
-    this.failures.set(k, n + 1);
-    this.addAfter(k, Math.min(2 ** n, 1000));
-  }
-
-  /** The item a get returns now, "blocked", or undefined (shut down, nothing ready). */
-  get(): string | "blocked" | undefined {
-    const k = this.queue.shift();
-    if (k !== undefined) return this.#handOut(k);
-    if (this.shuttingDown) return undefined;
-    this.blocked++;
-    return "blocked";
-  }
-
-  done(k: string): void {
-    if (!this.inFlight.delete(k)) return;
-    if (this.dirty.has(k)) this.#ready(k);
-  }
-
-  advance(ms: number): void {
-    const target = this.now + ms;
-    for (;;) {
-      const due = [...this.waiting].filter(([, w]) => w.at <= target);
-      if (due.length === 0) break;
-      due.sort(([, a], [, b]) => a.at - b.at || a.seq - b.seq);
-      const [k, w] = due[0]!;
-      this.now = w.at;
-      this.waiting.delete(k);
-      this.add(k);
+    await flush();
+    if (failures.length > 0) throw failures[0];
+    // Blocked gets got what the model handed them, in order.
+    const handed = blocked.filter((v) => v !== undefined);
+    assert.deepEqual(handed, m.handedToBlocked);
+    assert.equal(q.size, m.queue.length);
+    const snap = q.snapshot();
+    const ready = snap.ready.map((e) => e.item);
+    assert.deepEqual(
+      subject.fifo ? ready : ready.sort(),
+      subject.fifo ? m.queue : [...m.queue].sort(),
+    );
+    assert.deepEqual(snap.inFlight.map((e) => e.item).sort(), [...m.inFlight].sort());
+    assert.deepEqual(snap.waiting.map((e) => e.item).sort(), [...m.waiting.keys()].sort());
+    // The metrics say what happened (M-01, M-02, M-06, the waiting gauge, depth by priority).
+    assert.equal(metrics.depth, m.dirty.size, "workqueue_depth counts the dirty items");
+    assert.equal(metrics.adds, m.adds, "workqueue_adds_total counts items becoming dirty");
+    assert.equal(metrics.retries, m.retries, "workqueue_retries_total counts every addAfter");
+    assert.equal(metrics.waiting, m.waiting.size, "workqueue_waiting counts waiting items");
+    assert.equal(metrics.queueDurations, handOuts, "one queue duration per hand-out");
+    assert.equal(metrics.workDurations, dones, "one work duration per done");
+    if (subject.priority) {
+      assert.deepEqual(
+        [...metrics.byPriority].filter(([, n]) => n !== 0),
+        m.queue.length > 0 ? [[0, m.queue.length]] : [],
+        "depth by priority counts the ready items",
+      );
     }
-    this.now = target;
   }
 
-  shutDown(): void {
-    this.shuttingDown = true;
-    this.waiting.clear();
-    this.blocked = 0;
+  // Nothing accepted is lost: after shutdown, workers that keep going process every dirty item.
+  const owed = new Set(m.dirty);
+  q.shutDown();
+  await flush();
+  for (const k of [...held]) {
+    held.splice(held.indexOf(k), 1);
+    q.done(k);
   }
-
-  #ready(k: string): void {
-    if (this.blocked > 0) {
-      this.blocked--;
-      this.handedToBlocked.push(this.#handOut(k));
-    } else this.queue.push(k);
+  for (let k = await q.get(); k !== undefined; k = await q.get()) {
+    owed.delete(k);
+    q.done(k);
   }
-
-  #handOut(k: string): string {
-    this.dirty.delete(k);
-    this.inFlight.add(k);
-    return k;
-  }
+  assert.deepEqual([...owed], []);
+  await q.shutDownWithDrain();
+  assert.equal(metrics.depth, 0);
+  assert.equal(metrics.probe?.unfinishedWorkSeconds(), 0);
 }
 
 describe("work queue properties", () => {
-  it("behaves as the reference model: one worker per item, nothing lost, one processing per burst of adds, never early", async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(op, { maxLength: 60 }), async (ops) => {
-        const clock = new FakeClock({ startMs: 0 });
-        const rateLimiter = new ItemExponentialFailureRateLimiter<string>({
-          baseDelayMs: 1,
-          maxDelayMs: 1000,
-        });
-        const q = new RateLimitingQueue<string>({ clock, rateLimiter });
-        const m = new Model();
-        /** What the workers hold: never two of one item. */
-        const held: string[] = [];
-        /** Results of blocked gets, in the order the gets were made. */
-        const blocked: (string | undefined)[] = [];
-        let blockedMade = 0;
-        /** Failures inside the callbacks of blocked gets, rethrown after each step. */
-        const failures: unknown[] = [];
-        /** The earliest time each item may be handed out (set by a delayed add). */
-        const notBefore = new Map<string, number>();
-        const take = (k: string | undefined) => {
-          if (k === undefined) return;
-          assert.ok(!held.includes(k), `${k} handed to a second worker`);
-          assert.ok(clock.now() >= (notBefore.get(k) ?? 0), `${k} handed out before its time`);
-          notBefore.delete(k);
-          held.push(k);
-        };
-
-        for (const o of ops) {
-          switch (o.t) {
-            case "add":
-              q.add(o.k);
-              m.add(o.k);
-              notBefore.delete(o.k);
-              break;
-            case "addAfter":
-              q.addAfter(o.k, o.ms);
-              m.addAfter(o.k, o.ms);
-              if (o.ms <= 0 && !m.shuttingDown) notBefore.delete(o.k);
-              else if (o.ms > 0 && !m.dirty.has(o.k)) {
-                notBefore.set(o.k, Math.min(notBefore.get(o.k) ?? Infinity, clock.now() + o.ms));
-              }
-              break;
-            case "addRateLimited": {
-              const n = m.failures.get(o.k) ?? 0;
-              q.addRateLimited(o.k);
-              m.addRateLimited(o.k);
-              if (!m.shuttingDown && !m.dirty.has(o.k)) {
-                const at = clock.now() + Math.min(2 ** n, 1000);
-                notBefore.set(o.k, Math.min(notBefore.get(o.k) ?? Infinity, at));
-              }
-              break;
-            }
-            case "get": {
-              const expected = m.get();
-              if (expected === "blocked") {
-                const slot = blockedMade++;
-                q.get().then((v) => {
-                  blocked[slot] = v;
-                  try {
-                    take(v);
-                  } catch (e) {
-                    failures.push(e);
-                  }
-                });
-              } else {
-                const got = await q.get();
-                assert.equal(got, expected);
-                take(got);
-              }
-              break;
-            }
-            case "done": {
-              const k = held[o.i % Math.max(1, held.length)];
-              if (k === undefined) {
-                q.done("never-handed-out");
-                break;
-              }
-              held.splice(held.indexOf(k), 1);
-              q.done(k);
-              m.done(k);
-              break;
-            }
-            case "forget":
-              q.forget(o.k);
-              m.failures.delete(o.k);
-              assert.equal(q.numRequeues(o.k), 0);
-              break;
-            case "advance":
-              clock.advance(o.ms);
-              m.advance(o.ms);
-              break;
-            case "shutDown":
-              q.shutDown();
-              m.shutDown();
-              break;
-          }
-          await flush();
-          if (failures.length > 0) throw failures[0];
-          // Blocked gets got what the model handed them, in order.
-          const handed = blocked.filter((v) => v !== undefined);
-          assert.deepEqual(handed, m.handedToBlocked);
-          assert.equal(q.size, m.queue.length);
-          const snap = q.snapshot();
-          assert.deepEqual(
-            snap.ready.map((e) => e.item),
-            m.queue,
-          );
-          assert.deepEqual(snap.inFlight.map((e) => e.item).sort(), [...m.inFlight].sort());
-          assert.deepEqual(snap.waiting.map((e) => e.item).sort(), [...m.waiting.keys()].sort());
-        }
-
-        // Nothing accepted is lost: after shutdown, workers that keep going process every dirty item.
-        const owed = new Set(m.dirty);
-        q.shutDown();
-        await flush();
-        for (const k of [...held]) {
-          held.splice(held.indexOf(k), 1);
-          q.done(k);
-        }
-        for (let k = await q.get(); k !== undefined; k = await q.get()) {
-          owed.delete(k);
-          q.done(k);
-        }
-        assert.deepEqual([...owed], []);
-        await q.shutDownWithDrain();
-      }),
-      { numRuns: 300 },
-    );
-  });
+  for (const subject of SUBJECTS) {
+    it(`${subject.name} behaves as the reference model: one worker per item, nothing lost, one processing per burst of adds, never early, metrics as predicted`, async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(op(subject.ops), { maxLength: 60, size: "max" }), (ops) =>
+          agreesWithModel(subject, ops),
+        ),
+        { numRuns: 500 },
+      );
+    });
+  }
 
   it("two-lane never hands out a slow item while a fast one is ready", async () => {
     const keys = Array.from({ length: 8 }, (_, i) => `k${i}`);
@@ -286,7 +274,7 @@ describe("work queue properties", () => {
       fc.record({ t: fc.constant("done" as const) }),
     );
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { maxLength: 80 }), async (steps) => {
+      fc.asyncProperty(fc.array(step, { maxLength: 80, size: "max" }), async (steps) => {
         const fast = new Set<string>();
         const q = new Queue<string>({
           strategy: new TwoLaneStrategy({ isFast: (k) => fast.has(k) }),
@@ -308,7 +296,7 @@ describe("work queue properties", () => {
           }
         }
       }),
-      { numRuns: 200 },
+      { numRuns: 500 },
     );
   });
 
@@ -324,7 +312,7 @@ describe("work queue properties", () => {
       fc.record({ t: fc.constant("done" as const) }),
     );
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { maxLength: 80 }), async (steps) => {
+      fc.asyncProperty(fc.array(step, { maxLength: 80, size: "max" }), async (steps) => {
         const q = new Queue<string>({
           strategy: new FairStrategy({ tenantOf: (k) => k.split("/")[0]! }),
         });
@@ -359,7 +347,7 @@ describe("work queue properties", () => {
           before = after;
         }
       }),
-      { numRuns: 200 },
+      { numRuns: 500 },
     );
   });
 
@@ -374,7 +362,7 @@ describe("work queue properties", () => {
       fc.record({ t: fc.constant("done" as const) }),
     );
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { maxLength: 60 }), async (steps) => {
+      fc.asyncProperty(fc.array(step, { maxLength: 60, size: "max" }), async (steps) => {
         const q = new PriorityQueue<string>({ clock: new FakeClock() });
         // Model: ready items with priority and order; pending priority of in-flight items.
         const ready = new Map<string, { p: number; seq: number }>();
