@@ -5,6 +5,7 @@ import type { MetricsProvider, QueueMetrics, QueueProbe } from "./metrics.ts";
 import { PriorityQueue } from "./priority-queue.ts";
 import { Queue } from "./queue.ts";
 import { RateLimitingQueue } from "./rate-limiting-queue.ts";
+import { TwoLaneStrategy } from "./two-lane-strategy.ts";
 
 /** A provider that records every instrument call, per queue name. */
 class RecordingProvider implements MetricsProvider {
@@ -105,6 +106,7 @@ describe("queue metrics", () => {
     q.addAfter("b", 5);
     q.addRateLimited("c");
     assert.deepEqual([metrics.retries, metrics.waiting, metrics.adds], [4, 2, 1]);
+    assert.equal(metrics.depth, 1, "D-14 waiting items are not in the depth");
     q.add("b");
     assert.equal(metrics.waiting, 1, "superseded by the add");
     clock.advance(10);
@@ -142,5 +144,84 @@ describe("queue metrics", () => {
     );
     clock.advance(10);
     assert.equal(metrics.byPriority.get(1), 1);
+  });
+
+  it("B-29 B-03 after shutdown adds and delayed adds report nothing; no timer ever runs", async () => {
+    const { clock, metrics, q } = setup();
+    q.add("a");
+    const a = (await q.get())!;
+    q.add(a);
+    q.shutDown();
+    const before = JSON.stringify(metrics);
+    q.add("b");
+    q.addAfter("c", 10);
+    q.addAfter("d", 0);
+    q.addRateLimited("e");
+    assert.equal(JSON.stringify(metrics), before);
+    assert.equal(clock.pendingTimers, 0);
+    q.done(a);
+    assert.equal(metrics.workDurations.length, 1, "done is still honoured and timed");
+    q.done((await q.get())!);
+    assert.deepEqual([metrics.depth, metrics.adds], [0, 2]);
+  });
+
+  it("K-10 a two-lane queue counts an item once, whichever lane it moves to", async () => {
+    const metrics = new RecordingProvider();
+    const fast = new Set<string>();
+    const q = new Queue<string>({
+      name: "two-lane",
+      metrics,
+      clock: new FakeClock(),
+      strategy: new TwoLaneStrategy({ isFast: (k) => fast.has(k) }),
+    });
+    q.add("k");
+    fast.add("k");
+    q.add("k");
+    fast.delete("k");
+    q.add("k");
+    assert.deepEqual([metrics.adds, metrics.depth, q.size], [1, 1, 1]);
+    q.done((await q.get())!);
+    assert.deepEqual([metrics.adds, metrics.depth], [1, 0]);
+  });
+
+  it("PQ-26 an item that became ready and is added again without delay counts once", () => {
+    const metrics = new RecordingProvider();
+    const clock = new FakeClock();
+    const q = new PriorityQueue<string>({ name: "pq", clock, metrics });
+    q.add("w", { afterMs: 10 });
+    assert.deepEqual([metrics.adds, metrics.depth], [0, 0], "nothing until ready");
+    clock.advance(10);
+    q.add("w");
+    assert.deepEqual([metrics.adds, metrics.depth, metrics.byPriority.get(0)], [1, 1, 1]);
+    q.add("x", { afterMs: 10 });
+    q.add("x");
+    assert.deepEqual([metrics.adds, metrics.depth, metrics.waiting], [2, 2, 0]);
+  });
+
+  it("PQ-28 a priority queue counts a retry per add with a delay, and per addRateLimited", () => {
+    const metrics = new RecordingProvider();
+    const q = new PriorityQueue<string>({ name: "pq", clock: new FakeClock(), metrics });
+    for (let i = 0; i < 5; i++) q.add(`neg${i}`, { afterMs: -1000 });
+    for (let i = 0; i < 5; i++) q.add(`zero${i}`, { afterMs: 0 });
+    assert.equal(metrics.retries, 0);
+    for (let i = 0; i < 5; i++) q.add(`pos${i}`, { afterMs: 1000 });
+    q.add("pos0", { afterMs: 500 });
+    assert.equal(metrics.retries, 6, "counted even when de-duplicated");
+    q.addRateLimited("r");
+    assert.equal(metrics.retries, 7);
+  });
+
+  it("PQ-29 re-adding an item in flight counts as a new add", async () => {
+    const metrics = new RecordingProvider();
+    const q = new PriorityQueue<string>({ name: "pq", clock: new FakeClock(), metrics });
+    q.add("foo");
+    const foo = (await q.get())!;
+    q.add(foo, { priority: 3 });
+    q.add("bar");
+    assert.deepEqual([metrics.adds, metrics.depth, q.size], [3, 2, 1]);
+    assert.deepEqual(
+      [...metrics.byPriority].filter(([, n]) => n !== 0),
+      [[0, 1]],
+    );
   });
 });

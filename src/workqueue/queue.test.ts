@@ -4,10 +4,13 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { type Clock, InvalidOptionError } from "../core/index.ts";
 import { FakeClock } from "../testing/index.ts";
+import { FairStrategy } from "./fair-strategy.ts";
 import type { MetricsProvider } from "./metrics.ts";
 import { noopMetricsProvider } from "./metrics.ts";
+import { PriorityQueue } from "./priority-queue.ts";
 import { Queue } from "./queue.ts";
-import type { QueueStrategy } from "./strategy.ts";
+import { FifoStrategy, type QueueStrategy } from "./strategy.ts";
+import { TwoLaneStrategy } from "./two-lane-strategy.ts";
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -160,25 +163,42 @@ describe("Queue", () => {
     assert.equal(await q.get(), undefined);
   });
 
-  it("B-30 keeps no reference to an item once it is done", async () => {
-    setFlagsFromString("--expose-gc");
-    const gc = runInNewContext("gc") as () => void;
-    const q = new Queue<object>();
-    let ref: WeakRef<object> | undefined;
-    (() => {
-      const item = { big: new Array(1000).fill(0) };
-      ref = new WeakRef(item);
-      q.add(item);
-    })();
-    q.done((await q.get())!);
-    // Push enough other items through to trigger the batched sweep of finished entries.
-    for (let i = 0; i < 5000; i++) {
-      const other = { i };
-      q.add(other);
-      q.done((await q.get())!);
-    }
-    await tick();
-    gc();
-    assert.equal(ref?.deref(), undefined);
-  });
+  for (const [name, strategy] of [
+    ["FIFO", undefined],
+    ["FifoStrategy", () => new FifoStrategy<object>()],
+    ["TwoLaneStrategy", () => new TwoLaneStrategy<object>({ isFast: (o) => "fast" in o })],
+    ["FairStrategy", () => new FairStrategy<object>({ tenantOf: (o) => String("i" in o) })],
+    ["PriorityQueue", "priority"],
+  ] as const) {
+    it(`B-30 keeps no reference to an item once it is done (${name})`, async () => {
+      await releasesDoneItems(
+        strategy === "priority"
+          ? new PriorityQueue<object>()
+          : new Queue<object>(strategy === undefined ? {} : { strategy: strategy() }),
+      );
+    });
+  }
 });
+
+/** Passes an item through `q`, then 5000 others; the first must then be collectable. */
+async function releasesDoneItems(q: Queue<object>): Promise<void> {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  let ref: WeakRef<object> | undefined;
+  (() => {
+    const item = { big: new Array(1000).fill(0) };
+    ref = new WeakRef(item);
+    q.add(item);
+  })();
+  q.done((await q.get())!);
+  // Push enough other items through to trigger the batched sweep of finished entries.
+  for (let i = 0; i < 5000; i++) {
+    const other = { i };
+    q.add(other);
+    q.done((await q.get())!);
+  }
+  await tick();
+  gc();
+  assert.equal(ref?.deref(), undefined);
+  q.shutDown();
+}
