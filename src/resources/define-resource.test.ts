@@ -210,6 +210,35 @@ describe("defineResource", () => {
         /intersections \(allOf\) are not structural/,
       ],
       [
+        "a default its own schema rejects",
+        { spec: Type.Object({ a: Type.Integer({ minimum: 1, default: 0 }) }) },
+        "openAPIV3Schema.properties[spec].properties[a].default",
+        /would be refused by kube-apiserver: .*should be greater than or equal to 1/,
+      ],
+      [
+        "a list-map key that is neither required nor defaulted",
+        {
+          spec: Type.Object({
+            ports: Type.Array(Type.Object({ name: Type.Optional(Type.String()) }), {
+              "x-kubernetes-list-type": "map",
+              "x-kubernetes-list-map-keys": ["name"],
+            }),
+          }),
+        },
+        "openAPIV3Schema.properties[spec].properties[ports].items.properties[name].default",
+        /must have a default or be a required property/,
+      ],
+      [
+        "a set of objects that are not atomic",
+        {
+          spec: Type.Object({
+            s: Type.Array(Type.Object({ a: Type.String() }), { uniqueItems: true }),
+          }),
+        },
+        "openAPIV3Schema.properties[spec].properties[s].items.x-kubernetes-map-type",
+        /must be atomic as item of a list with x-kubernetes-list-type=set/,
+      ],
+      [
         "a printer column without a leading dot",
         { printerColumns: [{ name: "A", jsonPath: "spec.a", type: "string" }] },
         "printerColumns[0].jsonPath",

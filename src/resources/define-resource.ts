@@ -36,8 +36,10 @@ import { structuralProblems } from "./structural-schema.ts";
  * ```
  *
  * Anything Kubernetes would refuse — a plural that is not a DNS label, a group without a dot,
- * a schema that is not structural, a status subresource without a status schema — throws an
- * {@link InvalidOptionError} here, naming the option and why.
+ * a schema that is not structural, a list or map extension used as kube does not allow, a
+ * `default` that its own schema rejects, a status subresource without a status schema — throws
+ * an {@link InvalidOptionError} here, naming the option (for a schema, the path of the node)
+ * and why.
  */
 export function defineResource<
   Spec extends TSchema,
@@ -223,7 +225,7 @@ function buildVersion(
       owner,
       `${where}${p.field ?? "spec"}`,
       "(schema)",
-      `is not structural: ${p.message}`,
+      `would be refused by kube-apiserver: ${p.message}`,
     );
   }
   const printerColumns = checkColumns(owner, where, v.printerColumns ?? []);

@@ -60,6 +60,6 @@ export {
   resourceDefinition,
 } from "./resource-definition.ts";
 export { applyDefaults } from "./schema-defaults.ts";
-export { prune } from "./schema-prune.ts";
+export { type PruneOptions, prune } from "./schema-prune.ts";
 export { compileSchema, fieldPath, type SchemaValidator } from "./schema-validator.ts";
 export { structuralProblems } from "./structural-schema.ts";

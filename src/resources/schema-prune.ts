@@ -8,10 +8,20 @@ import type { OpenApiSchema } from "./openapi-schema.ts";
  * `metadata` are the server's business and always stay.
  * Returns the JSON paths removed, for the `fieldValidation` warnings.
  */
-export function prune(schema: OpenApiSchema, obj: unknown): string[] {
+export function prune(schema: OpenApiSchema, obj: unknown, options: PruneOptions = {}): string[] {
   const removed: string[] = [];
-  walk(schema, obj, "", true, removed);
+  walk(schema, obj, "", options.root ?? true, removed);
   return removed;
+}
+
+/** Options of {@link prune}. */
+export interface PruneOptions {
+  /**
+   * True when `obj` is a whole object, whose `apiVersion`, `kind` and `metadata` always stay;
+   * false for a value inside one (a field's `default`).
+   * @default true
+   */
+  root?: boolean;
 }
 
 const ROOT_META = new Set(["apiVersion", "kind", "metadata"]);

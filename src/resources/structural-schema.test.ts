@@ -135,4 +135,192 @@ describe("structuralProblems", () => {
       assert.match(hit.message ?? "", message);
     }
   });
+
+  it("accepts the list, map and default forms kube accepts", () => {
+    const ok = root({
+      type: "object",
+      properties: {
+        set: {
+          type: "array",
+          "x-kubernetes-list-type": "set",
+          items: { type: "object", "x-kubernetes-map-type": "atomic", properties: {} },
+        },
+        map: {
+          type: "array",
+          "x-kubernetes-list-type": "map",
+          "x-kubernetes-list-map-keys": ["name", "port"],
+          items: {
+            type: "object",
+            required: ["name"],
+            properties: { name: { type: "string" }, port: { type: "integer", default: 80 } },
+          },
+        },
+        granular: { type: "object", "x-kubernetes-map-type": "granular" },
+        size: { type: "integer", minimum: 1, default: 3 },
+        nothing: { type: "string", nullable: true, default: null },
+        obj: {
+          type: "object",
+          properties: { a: { type: "string" } },
+          default: { a: "x" },
+        },
+        free: {
+          type: "object",
+          "x-kubernetes-preserve-unknown-fields": true,
+          default: { anything: [1] },
+        },
+      },
+    });
+    assert.deepEqual(structuralProblems(ok, "openAPIV3Schema"), []);
+  });
+
+  it("refuses list and map extensions kube refuses, at kube's paths", () => {
+    const list = (extra: OpenApiSchema, items: OpenApiSchema): OpenApiSchema =>
+      root({ type: "object", properties: { l: { type: "array", items, ...extra } } });
+    const at = "openAPIV3Schema.properties[spec].properties[l]";
+    const cases: [OpenApiSchema, string, RegExp][] = [
+      [
+        list({ "x-kubernetes-list-type": "bag" as never }, { type: "string" }),
+        `${at}.x-kubernetes-list-type`,
+        /Unsupported value: "bag": supported values: "atomic", "map", "set"/,
+      ],
+      [
+        list({ "x-kubernetes-list-type": "set" }, { type: "object", properties: {} }),
+        `${at}.items.x-kubernetes-map-type`,
+        /must be atomic as item of a list with x-kubernetes-list-type=set/,
+      ],
+      [
+        list(
+          { "x-kubernetes-list-type": "set" },
+          { type: "array", items: { type: "string" }, "x-kubernetes-list-type": "set" },
+        ),
+        `${at}.items.x-kubernetes-list-type`,
+        /must be atomic as item/,
+      ],
+      [
+        list({ "x-kubernetes-list-type": "set" }, { type: "string", nullable: true }),
+        `${at}.items.nullable`,
+        /cannot be nullable when x-kubernetes-list-type is set/,
+      ],
+      [
+        list(
+          { "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["k"] },
+          { type: "object", properties: { k: { type: "string" } } },
+        ),
+        `${at}.items.properties[k].default`,
+        /must have a default or be a required property/,
+      ],
+      [
+        list(
+          { "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["k"] },
+          {
+            type: "object",
+            required: ["k"],
+            properties: { k: { type: "object", properties: { a: { type: "string" } } } },
+          },
+        ),
+        `${at}.items.properties[k].type`,
+        /must be a scalar type/,
+      ],
+      [
+        list(
+          { "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["k"] },
+          {
+            type: "object",
+            required: ["k"],
+            properties: { k: { type: "string", nullable: true } },
+          },
+        ),
+        `${at}.items.properties[k].nullable`,
+        /cannot be nullable/,
+      ],
+      [
+        list(
+          { "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["k", "k"] },
+          { type: "object", required: ["k"], properties: { k: { type: "string" } } },
+        ),
+        `${at}.x-kubernetes-list-map-keys`,
+        /"k": must not contain duplicate entries/,
+      ],
+      [
+        list({ "x-kubernetes-list-map-keys": ["k"] }, { type: "string" }),
+        `${at}.x-kubernetes-list-map-keys`,
+        /must not be set if x-kubernetes-list-type is not "map"/,
+      ],
+      [
+        root({ type: "string", "x-kubernetes-map-type": "atomic" }),
+        "openAPIV3Schema.properties[spec].type",
+        /"string": must be object if x-kubernetes-map-type is specified/,
+      ],
+      [
+        root({ type: "object", "x-kubernetes-map-type": "loose" as never }),
+        "openAPIV3Schema.properties[spec].x-kubernetes-map-type",
+        /Unsupported value: "loose"/,
+      ],
+    ];
+    for (const [schema, field, message] of cases) {
+      const problems = structuralProblems(schema, "openAPIV3Schema");
+      const hit = problems.find((p) => p.field === field);
+      assert.ok(hit, `${field} not among ${JSON.stringify(problems)}`);
+      assert.match(hit.message ?? "", message);
+    }
+  });
+
+  it("refuses defaults their own schema rejects, reporting inside the default", () => {
+    const at = "openAPIV3Schema.properties[spec].properties[a].default";
+    const cases: [OpenApiSchema, string, RegExp][] = [
+      [{ type: "string", default: 5 }, at, new RegExp(`${esc(at)} in body must be of type string`)],
+      [{ type: "integer", minimum: 1, default: 0 }, at, /should be greater than or equal to 1/],
+      [{ type: "string", enum: ["x"], default: "y" }, at, /Unsupported value: "y"/],
+      [{ type: "string", default: null }, at, /must be of type string/],
+      [
+        { type: "object", properties: { b: { type: "string" } }, default: { b: "x", c: 1 } },
+        at,
+        /must not have unknown fields/,
+      ],
+      [
+        {
+          type: "object",
+          required: ["b"],
+          properties: { b: { type: "string" }, n: { type: "integer" } },
+          default: { n: "one" },
+        },
+        `${at}.n`,
+        /default\.n in body must be of type integer/,
+      ],
+      [
+        { type: "object", required: ["b"], properties: { b: { type: "string" } }, default: {} },
+        `${at}.b`,
+        /Required value/,
+      ],
+      [
+        { type: "array", items: { type: "integer" }, default: [1, "2"] },
+        `${at}[1]`,
+        /must be of type integer/,
+      ],
+    ];
+    for (const [a, field, message] of cases) {
+      const schema = root({ type: "object", properties: { a } });
+      const problems = structuralProblems(schema, "openAPIV3Schema");
+      const hit = problems.find((p) => p.field === field);
+      assert.ok(hit, `${field} not among ${JSON.stringify(problems)}`);
+      assert.match(hit.message ?? "", message);
+    }
+    const typeMeta: OpenApiSchema = {
+      type: "object",
+      properties: { kind: { type: "string", default: "X" }, spec: { type: "object" } },
+    };
+    assert.deepEqual(
+      structuralProblems(typeMeta, "openAPIV3Schema").map((p) => [p.field, p.message]),
+      [
+        [
+          "openAPIV3Schema.properties[kind].default",
+          "Forbidden: must not be set in top-level kind",
+        ],
+      ],
+    );
+  });
 });
+
+function esc(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

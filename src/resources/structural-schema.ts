@@ -1,13 +1,18 @@
 import type { StatusCause } from "../core/index.ts";
 import { OPENAPI_SCHEMA_KEYWORDS, type OpenApiSchema } from "./openapi-schema.ts";
+import { checkDefaults } from "./schema-default-rules.ts";
+import { checkListsAndMaps, type Report } from "./schema-list-rules.ts";
 
 /**
  * The rules that make a CRD schema *structural*, as kube-apiserver enforces them for
  * apiextensions.k8s.io/v1: every field has a type (unless it is int-or-string or preserves
  * unknown fields), `properties` and `additionalProperties` exclude each other, logical
  * junctors (allOf/anyOf/oneOf/not) carry only value validations, and the JSON-Schema features
- * that CRDs do not support are absent. Returns every problem, each with the field path
- * (under `base`) and a kube-style message; an empty list means structural.
+ * that CRDs do not support are absent; the list and map extensions are used as kube allows
+ * (`schema-list-rules.ts`); and, once all that holds, every `default` is valid where it stands
+ * (`schema-default-rules.ts`). Returns every problem, each with the field path (under `base`)
+ * and a kube-style message; an empty list means kube-apiserver accepts the schema (CEL rules in
+ * `x-kubernetes-validations` excepted: they are not compiled).
  */
 export function structuralProblems(schema: OpenApiSchema, base: string): StatusCause[] {
   const problems: StatusCause[] = [];
@@ -25,10 +30,12 @@ export function structuralProblems(schema: OpenApiSchema, base: string): StatusC
   }
   checkNode(schema, base, "root", at);
   checkRootMetadata(schema, base, at);
+  // As kube: defaults are judged by the schema, so only once it is structural; the list and map
+  // extensions are checked either way.
+  if (problems.length === 0) checkDefaults(schema, base, at);
+  checkListsAndMaps(schema, base, at);
   return problems;
 }
-
-type Report = (path: string, reason: StatusCause["reason"], message: string) => void;
 
 const UNSUPPORTED: Record<string, string> = {
   $ref: "$ref is not supported",
@@ -173,50 +180,6 @@ function checkNode(
       checkNode(j, `${path}.${junctor}[${i}]`, "junctor", at);
   }
   if (node.not !== undefined) checkNode(node.not, `${path}.not`, "junctor", at);
-  checkListType(node, path, at);
-}
-
-function checkListType(node: OpenApiSchema, path: string, at: Report): void {
-  const listType = node["x-kubernetes-list-type"];
-  const keys = node["x-kubernetes-list-map-keys"];
-  if (listType !== undefined && node.type !== "array") {
-    at(
-      `${path}.x-kubernetes-list-type`,
-      "FieldValueInvalid",
-      "Invalid value: must only be used if type is array",
-    );
-  }
-  if (listType === "map") {
-    if (keys === undefined || keys.length === 0) {
-      at(
-        `${path}.x-kubernetes-list-map-keys`,
-        "FieldValueRequired",
-        'Required value: must not be empty if x-kubernetes-list-type is "map"',
-      );
-    } else if (node.items?.type !== "object") {
-      at(
-        `${path}.items.type`,
-        "FieldValueInvalid",
-        'Invalid value: must be object if x-kubernetes-list-type is "map"',
-      );
-    } else {
-      for (const k of keys) {
-        if (node.items.properties?.[k] === undefined) {
-          at(
-            `${path}.x-kubernetes-list-map-keys`,
-            "FieldValueInvalid",
-            `Invalid value: "${k}": entries must all be names of item properties`,
-          );
-        }
-      }
-    }
-  } else if (keys !== undefined) {
-    at(
-      `${path}.x-kubernetes-list-map-keys`,
-      "FieldValueForbidden",
-      'Forbidden: must not be set if x-kubernetes-list-type is not "map"',
-    );
-  }
 }
 
 /** At the root, `metadata` may only restrict `name` and `generateName`. */

@@ -80,4 +80,46 @@ describe("client and server agree on every definition", () => {
       assert.deepEqual(remote.map(key).sort(), local.map(key).sort(), `case ${i}`);
     }
   });
+
+  it("refuses a CRD whose default or list-map keys kube would refuse, where defineResource does", async () => {
+    await using server = await startTestServer({ controllers: false });
+    await using client = createClient({ url: server.url });
+    const crd = Widget.crd();
+    const spec = crd.spec.versions[0]!.schema.openAPIV3Schema.properties!.spec!;
+    spec.properties!.size = { type: "integer", minimum: 1, default: 0 };
+    spec.properties!.ports = {
+      type: "array",
+      "x-kubernetes-list-type": "map",
+      "x-kubernetes-list-map-keys": ["name"],
+      items: { type: "object", properties: { name: { type: "string" } } },
+    };
+    const err = await client
+      .resource(customResourceDefinitions)
+      .create(crd)
+      .then(
+        () => assert.fail("the server accepted the CRD"),
+        (e: unknown) => e,
+      );
+    assert.ok(err instanceof ApiError && isInvalid(err), String(err));
+    const at = "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties";
+    const causes = err.details?.causes ?? [];
+    assert.deepEqual(
+      causes.map((c) => c.field),
+      [`${at}[size].default`, `${at}[ports].items.properties[name].default`],
+    );
+    assert.match(causes[0]?.message ?? "", /should be greater than or equal to 1/);
+    assert.match(causes[1]?.message ?? "", /must have a default or be a required property/);
+    // defineResource refuses the same schema, naming the first of them.
+    assert.throws(
+      () =>
+        defineResource({
+          group: "test.example.com",
+          version: "v1",
+          kind: "Widget",
+          plural: "widgets",
+          spec: Type.Object({ size: Type.Integer({ minimum: 1, default: 0 }) }),
+        }),
+      /option openAPIV3Schema\.properties\[spec\]\.properties\[size\]\.default would be refused/,
+    );
+  });
 });
