@@ -1,7 +1,7 @@
 /**
  * `kontroller gen types` and `kontroller crd`, end to end: a CRD written elsewhere → generated
  * TypeScript definitions → `crd()` gives back an equivalent CRD; the generated module
- * type-checks and validates objects like the server would.
+ * type-checks (tsc, with the project's settings) and validates objects like the server would.
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -10,6 +10,7 @@ import { dirname, join } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { CrdManifest } from "kontroller/resources";
+import ts from "typescript";
 import { parse, parseAllDocuments } from "yaml";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -25,6 +26,21 @@ function kontroller(args: string[]): Promise<{ code: number; stdout: string; std
       { cwd: dir },
       (err, stdout, stderr) => resolve({ code: err ? (err.code as number) : 0, stdout, stderr }),
     );
+  });
+}
+
+/** What tsc, with the project's settings, reports for `files` (and what they import). */
+function typeErrors(files: string[]): string[] {
+  const config = ts.getParsedCommandLineOfConfigFile(join(root, "tsconfig.json"), undefined, {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (d) => assert.fail(String(d.messageText)),
+  });
+  const program = ts.createProgram(files, { ...config!.options, noEmit: true });
+  return ts.getPreEmitDiagnostics(program).map((d) => {
+    const where = d.file
+      ? `${d.file.fileName}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}`
+      : "";
+    return `${where} ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`;
   });
 }
 
@@ -155,6 +171,69 @@ describe("kontroller gen types / kontroller crd", () => {
       "spec.issuerRef.kind",
       "spec.secretName",
     ]);
+  });
+
+  it("generates a module that type-checks, typed as the schema says", () => {
+    writeFileSync(
+      join(dir, "uses.ts"),
+      `import { Certificate } from "./certs.ts";
+const c = Certificate.object({
+  metadata: { name: "c" },
+  spec: { secretName: "s", issuerRef: { name: "i" } },
+});
+export const kind: "Issuer" | "ClusterIssuer" | undefined = c.spec.issuerRef.kind;
+export const port: number | string | undefined = c.spec.port;
+export const comment: string | null | undefined = c.spec.comment;
+export const labels: Record<string, string> | undefined = c.spec.labels;
+export const names: string[] | undefined = c.spec.dnsNames;
+export const ready: "True" | "False" | "Unknown" | undefined = c.status?.conditions?.[0]?.status;
+export const old: string | undefined = Certificate.at("v1alpha1").object({ metadata: {}, spec: {} })
+  .spec.secret;
+const noSecret = { issuerRef: { name: "i" } };
+// @ts-expect-error secretName is required
+Certificate.object({ metadata: {}, spec: noSecret });
+const dsa = { secretName: "s", issuerRef: { name: "i" }, algorithm: "DSA" };
+// @ts-expect-error algorithm is one of RSA, ECDSA, Ed25519
+Certificate.object({ metadata: {}, spec: dsa });
+// @ts-expect-error v1alpha1 is the only other version
+Certificate.at("v2");
+`,
+    );
+    assert.deepEqual(typeErrors([join(dir, "certs.ts"), join(dir, "uses.ts")]), []);
+  });
+
+  it("crd prints one CRD per kind that a module exports, and nothing else", async () => {
+    writeFileSync(
+      join(dir, "kinds.ts"),
+      `import { defineResource } from "kontroller/resources";
+import { Type } from "typebox";
+export const Alpha = defineResource({
+  group: "x.example.com", version: "v1", kind: "Alpha", plural: "alphas",
+  spec: Type.Object({}), otherVersions: { v1beta1: { spec: Type.Object({}) } },
+});
+export const AlphaOld = Alpha.at("v1beta1");
+export const Beta = defineResource({
+  group: "x.example.com", version: "v1", kind: "Beta", plural: "betas", scope: "Cluster",
+  spec: Type.Object({ n: Type.Integer() }),
+});
+export const notADefinition = { crd: 1, kind: "Nope" };
+`,
+    );
+    const printed = await kontroller(["crd", "kinds.ts"]);
+    assert.equal(printed.code, 0, printed.stderr);
+    const docs = parseAllDocuments(printed.stdout).map((d) => d.toJS() as CrdManifest);
+    const mod = (await import(pathToFileURL(join(dir, "kinds.ts")).href)) as Record<
+      string,
+      { crd(): CrdManifest }
+    >;
+    assert.deepEqual(docs, [mod.Alpha!.crd(), mod.Beta!.crd()]);
+    assert.deepEqual(
+      docs.map((d) => [d.metadata.name, d.spec.versions.map((v) => v.name)]),
+      [
+        ["alphas.x.example.com", ["v1", "v1beta1"]],
+        ["betas.x.example.com", ["v1"]],
+      ],
+    );
   });
 
   it("explains what is wrong with bad input", async () => {
