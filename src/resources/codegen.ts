@@ -119,14 +119,25 @@ export function typeBox(s: OpenApiSchema, indent = ""): string {
     opts.exclusiveMaximum = s.maximum;
     delete opts.maximum;
   }
+  // An enum of strings, integers or booleans becomes a union of literals (so the type is the
+  // union); anywhere else — numbers (2 would become an integer), beside junctors (a union has
+  // its own anyOf), on lists and objects — it stays a keyword, typed as its base type.
+  const junctor = s.allOf ?? s.anyOf ?? s.oneOf ?? s.not;
+  const literal =
+    s.enum !== undefined &&
+    junctor === undefined &&
+    (s.type === "string" || s.type === "integer" || s.type === "boolean");
+  if (s.enum !== undefined && !literal) opts.enum = s.enum;
   const o = Object.keys(opts).length > 0 ? JSON.stringify(opts) : undefined;
   const args = (...a: (string | undefined)[]) => a.filter((x) => x !== undefined).join(", ");
   const nullable = (code: string) => (s.nullable ? `Type.Union([${code}, Type.Null()])` : code);
   const inner = `${indent}  `;
 
-  if (s["x-kubernetes-int-or-string"])
-    return `Type.Union(${args("[Type.Integer(), Type.String()]", o)})`;
-  if (s.enum !== undefined && s.type !== undefined && s.type !== "object" && s.type !== "array") {
+  if (s["x-kubernetes-int-or-string"]) {
+    const members = `[Type.Integer(), Type.String()${s.nullable ? ", Type.Null()" : ""}]`;
+    return `Type.Union(${args(members, o)})`;
+  }
+  if (literal && s.enum !== undefined) {
     const members = s.enum.map((v) => `Type.Literal(${JSON.stringify(v)})`);
     if (s.nullable) members.push("Type.Null()");
     if (members.length === 1) return `Type.Literal(${args(JSON.stringify(s.enum[0]), o)})`;
@@ -156,15 +167,22 @@ export function typeBox(s: OpenApiSchema, indent = ""): string {
         const code = typeBox(child, inner);
         return `${inner}${/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? k : JSON.stringify(k)}: ${required.has(k) ? code : `Type.Optional(${code})`},`;
       });
+      const preserve =
+        s["x-kubernetes-preserve-unknown-fields"] === true || s.additionalProperties === true;
+      // `Type.Object({})` preserves unknown fields; an empty object that does not says so.
       const objectOpts =
-        s["x-kubernetes-preserve-unknown-fields"] && fields.length > 0
+        preserve && fields.length > 0
           ? JSON.stringify({ ...opts, "x-kubernetes-preserve-unknown-fields": true })
-          : o;
+          : !preserve && fields.length === 0
+            ? JSON.stringify({ ...opts, additionalProperties: false })
+            : o;
       const body = fields.length === 0 ? "{}" : `{\n${fields.join("\n")}\n${indent}}`;
       return nullable(`Type.Object(${args(body, objectOpts)})`);
     }
     default:
       // No type: a node that keeps whatever it is given.
-      return `Type.Unknown(${args(o)})`;
+      return s.nullable
+        ? `Type.Union(${args("[Type.Unknown(), Type.Null()]", o)})`
+        : `Type.Unknown(${args(o)})`;
   }
 }

@@ -71,6 +71,22 @@ describe("fromTypeBox", () => {
     });
   });
 
+  it("types literals mixing integers and fractions as numbers; an object closed to fields prunes them", () => {
+    assert.deepEqual(fromTypeBox(Type.Union([Type.Literal(1.5), Type.Literal(2)]), "spec"), {
+      type: "number",
+      enum: [1.5, 2],
+    });
+    assert.deepEqual(fromTypeBox(Type.Object({}, { additionalProperties: false }), "spec"), {
+      type: "object",
+    });
+    assert.deepEqual(fromTypeBox(Type.Literal(0, { exclusiveMaximum: 6 }), "spec"), {
+      type: "integer",
+      enum: [0],
+      maximum: 6,
+      exclusiveMaximum: true,
+    });
+  });
+
   it("keeps x-kubernetes-* options given to TypeBox", () => {
     const s = fromTypeBox(
       Type.Array(Type.Object({ name: Type.String() }), {

@@ -13,6 +13,9 @@ import { type OpenApiSchema, SHARED_KEYWORDS } from "./openapi-schema.ts";
  * | `Type.Record(Type.String(), T)` | `type: object`, `additionalProperties: T` |
  * | `exclusiveMinimum: n` (draft 2019) | `minimum: n`, `exclusiveMinimum: true` (OpenAPI 3.0) |
  * | `additionalProperties: false` | dropped: the API server prunes unknown fields instead |
+ * | `Type.Object({})` | `type: object` preserving unknown fields |
+ * | `Type.Object({}, { additionalProperties: false })` | `type: object` (every field pruned) |
+ * | literals mixing integers and numbers | `type: number` + `enum` |
  *
  * Other unions, intersections, tuples, `$ref`s and non-JSON types (Date, bigint, functions)
  * are refused.
@@ -33,7 +36,7 @@ function convert(s: Record<string, unknown>, path: string): OpenApiSchema {
     throw new TypeError(`${path}: ${why}`);
   };
   const keys = Object.keys(s);
-  const annotations = pick(s);
+  const annotations = { ...pick(s), ...exclusiveBounds(s) };
 
   // Already in the CRD dialect (x-kubernetes-* extensions passed as TypeBox options).
   for (const k of keys) {
@@ -79,14 +82,6 @@ function convert(s: Record<string, unknown>, path: string): OpenApiSchema {
   if (type === "null") refuse("a field that can only be null has no CRD equivalent");
 
   const out: OpenApiSchema = { ...annotations, ...junctors };
-  if (typeof s.exclusiveMinimum === "number") {
-    out.minimum = s.exclusiveMinimum;
-    out.exclusiveMinimum = true;
-  }
-  if (typeof s.exclusiveMaximum === "number") {
-    out.maximum = s.exclusiveMaximum;
-    out.exclusiveMaximum = true;
-  }
   if (Array.isArray(s.enum)) out.enum = s.enum;
 
   if (PRIMITIVES.has(type as string)) {
@@ -129,8 +124,12 @@ function convert(s: Record<string, unknown>, path: string): OpenApiSchema {
         `${path}[*]`,
       );
     }
-    if (result.properties === undefined && result.additionalProperties === undefined) {
-      // An object with no declared fields keeps whatever it is given.
+    if (
+      result.properties === undefined &&
+      result.additionalProperties === undefined &&
+      s.additionalProperties !== false
+    ) {
+      // An object with no declared fields keeps whatever it is given, unless it says it has none.
       result["x-kubernetes-preserve-unknown-fields"] = true;
     }
     return result;
@@ -144,8 +143,24 @@ function pick(s: Record<string, unknown>): OpenApiSchema {
   return out as OpenApiSchema;
 }
 
+/** JSON Schema's numeric exclusive bounds as OpenAPI 3.0's boolean ones. */
+function exclusiveBounds(s: Record<string, unknown>): OpenApiSchema {
+  const out: OpenApiSchema = {};
+  if (typeof s.exclusiveMinimum === "number") {
+    out.minimum = s.exclusiveMinimum;
+    out.exclusiveMinimum = true;
+  }
+  if (typeof s.exclusiveMaximum === "number") {
+    out.maximum = s.exclusiveMaximum;
+    out.exclusiveMaximum = true;
+  }
+  return out;
+}
+
 function literals(values: unknown[], path: string): OpenApiSchema {
   const types = new Set(values.map(jsonType));
+  // An integer is a number too: 1.5 and 2 are numbers.
+  if (types.size === 2 && types.has("integer") && types.has("number")) types.delete("integer");
   if (types.size !== 1) {
     throw new TypeError(
       `${path}: an enum mixes types (${[...types].join(", ")}); CRD enums have one type`,
