@@ -42,6 +42,7 @@ describe("WorkqueueMetricsProvider", () => {
       workqueue_longest_running_processor_seconds: "gauge",
       workqueue_retries_total: "counter",
       workqueue_waiting: "gauge",
+      workqueue_depth_by_lane: "gauge",
       workqueue_depth_by_priority: "gauge",
     });
     assert.deepEqual(
@@ -103,6 +104,26 @@ describe("WorkqueueMetricsProvider", () => {
     const s = await samples(registry);
     assert.equal(s.get('workqueue_unfinished_work_seconds{name="pods"}'), 1);
     assert.equal(s.get('workqueue_longest_running_processor_seconds{name="nodes"}'), 4);
+  });
+
+  it("TL-09 reports the depth of each lane of a queue that has lanes, when collected", async () => {
+    const registry = new Registry();
+    const metrics = new WorkqueueMetricsProvider({ registry });
+    const lanes = { fast: 2, slow: 5 };
+    metrics.newQueueMetrics("two-lane", { ...probe(), depthByLane: () => lanes });
+    metrics.newQueueMetrics("fifo", { ...probe(), depthByLane: () => undefined });
+    metrics.newQueueMetrics("old-probe", probe());
+    let s = await samples(registry);
+    assert.equal(s.get('workqueue_depth_by_lane{name="two-lane",lane="fast"}'), 2);
+    assert.equal(s.get('workqueue_depth_by_lane{name="two-lane",lane="slow"}'), 5);
+    assert.deepEqual(
+      [...s.keys()].filter((k) => k.startsWith("workqueue_depth_by_lane")).length,
+      2,
+      "no lane series for queues without lanes",
+    );
+    lanes.fast = 0;
+    s = await samples(registry);
+    assert.equal(s.get('workqueue_depth_by_lane{name="two-lane",lane="fast"}'), 0);
   });
 
   it("caps the distinct priority labels of a queue", async () => {

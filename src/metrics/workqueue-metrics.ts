@@ -34,10 +34,12 @@ export interface WorkqueueMetricsOptions {
 
 /**
  * Work-queue metrics on a prom-client registry, under client-go's names, types, label (`name`)
- * and buckets, plus `workqueue_waiting` (items waiting for a delay) and
- * `workqueue_depth_by_priority` (ready items of a priority queue, label `priority`, capped).
- * Every series of a queue is created at zero when the queue is built. The in-flight gauges are
- * computed from the queues when the registry is collected, so no timer runs. Pass one provider
+ * and buckets, plus `workqueue_waiting` (items waiting for a delay),
+ * `workqueue_depth_by_priority` (ready items of a priority queue, label `priority`, capped) and
+ * `workqueue_depth_by_lane` (ready items of a two-lane queue, label `lane`).
+ * Every series of a queue is created at zero when the queue is built. The in-flight gauges and
+ * the depth by lane are computed from the queues when the registry is collected, so no timer
+ * runs. Pass one provider
  * to every queue of a registry: `new Queue({ name: "pods", metrics: provider })`.
  */
 export class WorkqueueMetricsProvider implements MetricsProvider {
@@ -135,6 +137,19 @@ export class WorkqueueMetricsProvider implements MetricsProvider {
       help: "Number of items in workqueue waiting for a delay (addAfter, addRateLimited) to pass",
       labelNames,
       registers,
+    });
+    new Gauge({
+      name: "workqueue_depth_by_lane",
+      help: "Number of items ready in each lane of a workqueue whose strategy has lanes (two-lane)",
+      labelNames: ["name", "lane"],
+      registers,
+      collect() {
+        for (const [name, probe] of probes) {
+          for (const [lane, n] of Object.entries(probe.depthByLane?.() ?? {})) {
+            this.set({ name, lane }, n);
+          }
+        }
+      },
     });
     this.#depthByPriority = new Gauge({
       name: "workqueue_depth_by_priority",

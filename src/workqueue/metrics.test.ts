@@ -82,6 +82,7 @@ describe("queue metrics", () => {
 
   it("M-05 B-03 the probe reports in-flight work on demand; no timer runs", async () => {
     const { clock, metrics, q } = setup();
+    assert.equal(metrics.probe!.depthByLane?.(), undefined, "a FIFO queue has no lanes");
     q.add("a");
     q.add("b");
     await q.get();
@@ -165,7 +166,7 @@ describe("queue metrics", () => {
     assert.deepEqual([metrics.depth, metrics.adds], [0, 2]);
   });
 
-  it("K-10 a two-lane queue counts an item once, whichever lane it moves to", async () => {
+  it("K-10 TL-09 a two-lane queue counts an item once, whichever lane; its probe gives lane depths", async () => {
     const metrics = new RecordingProvider();
     const fast = new Set<string>();
     const q = new Queue<string>({
@@ -175,8 +176,10 @@ describe("queue metrics", () => {
       strategy: new TwoLaneStrategy({ isFast: (k) => fast.has(k) }),
     });
     q.add("k");
+    assert.deepEqual(metrics.probe?.depthByLane?.(), { fast: 0, slow: 1 });
     fast.add("k");
     q.add("k");
+    assert.deepEqual(metrics.probe?.depthByLane?.(), { fast: 1, slow: 0 }, "TL-09 lane depth");
     fast.delete("k");
     q.add("k");
     assert.deepEqual([metrics.adds, metrics.depth, q.size], [1, 1, 1]);

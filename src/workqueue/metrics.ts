@@ -13,9 +13,10 @@
  * - `waiting` counts items waiting for their delay, which no other metric sees;
  * - `priorityDepth` counts the ready items of a `PriorityQueue` by priority.
  *
- * The two in-flight gauges (`unfinished_work_seconds`, `longest_running_processor_seconds`) are
- * read through the {@link QueueProbe} when metrics are collected, so a queue never runs a timer to
- * refresh them (client-go refreshes them every 500 ms from a goroutine).
+ * The two in-flight gauges (`unfinished_work_seconds`, `longest_running_processor_seconds`), and
+ * the depth by lane of a two-lane queue, are read through the {@link QueueProbe} when metrics are
+ * collected, so a queue never runs a timer to refresh them (client-go refreshes the in-flight
+ * gauges every 500 ms from a goroutine).
  */
 
 /** A monotonic counter. */
@@ -46,6 +47,12 @@ export interface QueueProbe {
   unfinishedWorkSeconds(): number;
   /** The age of the oldest item in flight, in seconds (`workqueue_longest_running_processor_seconds`). */
   longestRunningProcessorSeconds(): number;
+  /**
+   * Ready items per lane (`workqueue_depth_by_lane`), for a queue whose strategy has lanes (see
+   * `QueueStrategy.lanes`); undefined otherwise. Optional, so that a probe written for an older
+   * provider still fits.
+   */
+  depthByLane?(): Record<string, number> | undefined;
 }
 
 /** The instruments of one named queue. */

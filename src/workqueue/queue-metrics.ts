@@ -14,8 +14,16 @@ export class QueueMetricsRecorder<T> implements QueueProbe {
   readonly #addedAt = new Map<T, number>();
   readonly #startedAt = new Map<T, number>();
 
-  constructor(clock: Clock, provider: MetricsProvider, name: string) {
+  readonly #lanes: (() => Record<string, number>) | undefined;
+
+  constructor(
+    clock: Clock,
+    provider: MetricsProvider,
+    name: string,
+    lanes?: () => Record<string, number>,
+  ) {
     this.#clock = clock;
+    this.#lanes = lanes;
     this.metrics = provider.newQueueMetrics(name, this);
   }
 
@@ -49,6 +57,10 @@ export class QueueMetricsRecorder<T> implements QueueProbe {
     let total = 0;
     for (const started of this.#startedAt.values()) total += Math.max(0, now - started);
     return total / 1000;
+  }
+
+  depthByLane(): Record<string, number> | undefined {
+    return this.#lanes?.();
   }
 
   longestRunningProcessorSeconds(): number {

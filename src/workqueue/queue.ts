@@ -128,10 +128,12 @@ export class Queue<T extends NonNullable<unknown> = string> {
     if (metrics !== undefined && metrics !== noopMetricsProvider && name === undefined) {
       throw new InvalidOptionError(owner, "name", name, "must be set when metrics is set");
     }
+    const strategy = options.strategy;
+    const lanes = typeof strategy?.lanes === "function" ? () => strategy.lanes!() : undefined;
     this.#recorder =
       name === undefined || metrics === undefined || metrics === noopMetricsProvider
         ? undefined
-        : new QueueMetricsRecorder<T>(this.clock, metrics, name);
+        : new QueueMetricsRecorder<T>(this.clock, metrics, name, lanes);
     this.#perTurn = this.clock === preciseClock && this.#recorder === undefined;
   }
 

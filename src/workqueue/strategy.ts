@@ -25,6 +25,11 @@ export interface QueueStrategy<T> {
   touch(item: T): void;
   /** The items held, in the order `pop` would return them (for `snapshot()`); optional. */
   values?(): Iterable<T>;
+  /**
+   * The items held per lane, for a strategy with a few fixed lanes (the two-lane strategy:
+   * `{ fast, slow }`); a named queue reports them as `workqueue_depth_by_lane`. Optional.
+   */
+  lanes?(): Record<string, number>;
 }
 
 /**

@@ -114,6 +114,10 @@ export class TwoLaneStrategy<T> implements QueueStrategy<T> {
     (fast ? this.#fast : this.#slow).append(node);
   }
 
+  lanes(): Record<string, number> {
+    return { fast: this.#fast.size, slow: this.#slow.size };
+  }
+
   *values(): IterableIterator<T> {
     yield* this.#fast.items();
     yield* this.#slow.items();
