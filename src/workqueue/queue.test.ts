@@ -151,6 +151,39 @@ describe("Queue", () => {
     }
   });
 
+  it("a strategy that throws on push fails the add or done, and the queue stays consistent", async () => {
+    let refuse = "";
+    const fifo = new FifoStrategy<string>();
+    const strategy: QueueStrategy<string> = {
+      get size() {
+        return fifo.size;
+      },
+      push(item) {
+        if (item === refuse) throw new Error(`cannot place ${item}`);
+        fifo.push(item);
+      },
+      pop: () => fifo.pop(),
+      touch() {},
+    };
+    const q = new Queue<string>({ strategy });
+    refuse = "a";
+    assert.throws(() => q.add("a"), /cannot place a/);
+    assert.equal(q.size, 0);
+    refuse = "";
+    q.add("a"); // not mistaken for queued: it is placed afresh
+    q.add("b");
+    assert.equal(await q.get(), "a");
+    q.add("a"); // dirty while in flight: done queues it again, and that push fails
+    refuse = "a";
+    assert.throws(() => q.done("a"), /cannot place a/);
+    refuse = "";
+    assert.equal(await q.get(), "b");
+    const drained = q.shutDownWithDrain();
+    q.done("b");
+    await drained; // "a" is not waited for: it is neither queued nor in flight
+    assert.equal(await q.get(), undefined);
+  });
+
   it("is disposable: `using` shuts it down", async () => {
     let q: Queue | undefined;
     {

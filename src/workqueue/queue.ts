@@ -198,7 +198,7 @@ export class Queue<T extends NonNullable<unknown> = string> {
       if (this.#drains.length > 0 && this.#entries.live === 0) this.#releaseDrains();
     } else {
       entry.state = QUEUED;
-      this.#storage.push(entry);
+      this.#push(entry);
       if (this.#waiters.size > 0) this.#serveWaiters();
     }
   }
@@ -269,9 +269,26 @@ export class Queue<T extends NonNullable<unknown> = string> {
   }
 
   #enqueue(entry: Entry<T>): void {
-    this.#storage.push(entry);
+    this.#push(entry);
     this.#recorder?.added(entry.item);
     if (this.#waiters.size > 0) this.#serveWaiters();
+  }
+
+  /**
+   * Gives a `QUEUED` entry to the storage. A user's strategy may throw (an `isFast` or
+   * `tenantOf` that fails): the entry then finishes, so the item is neither queued nor lost
+   * track of (a later `add` queues it afresh, a drain does not wait for it), and the error goes
+   * to the caller of `add` or `done`.
+   */
+  #push(entry: Entry<T>): void {
+    try {
+      this.#storage.push(entry);
+    } catch (err) {
+      entry.state = GONE;
+      this.#entries.finished();
+      if (this.#drains.length > 0 && this.#entries.live === 0) this.#releaseDrains();
+      throw err;
+    }
   }
 
   #handOut(): T {
