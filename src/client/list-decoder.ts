@@ -139,7 +139,10 @@ export class ListDecoder {
       this.#item.push(buf.subarray(runStart, n));
       this.#itemBytes += n - runStart;
       if (this.#itemBytes > this.#maxItemBytes) {
-        throw new DecodeError("TooLarge", `a list item exceeds ${this.#maxItemBytes} bytes`);
+        throw new DecodeError(
+          "TooLarge",
+          `a list item exceeds ${this.#maxItemBytes} bytes; raise the client's maxObjectBytes if objects are this large`,
+        );
       }
     }
   }
