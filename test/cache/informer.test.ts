@@ -4,11 +4,17 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { InformerFactory, type Logger } from "kontroller/cache";
+import {
+  InformerFactory,
+  type Logger,
+  listerWatcherFor,
+  type ReflectorFailure,
+  SharedInformer,
+} from "kontroller/cache";
 import { createClient } from "kontroller/client";
-import { isNotFound, objectKey } from "kontroller/core";
-import { type ConfigMap, configMaps } from "kontroller/resources";
-import { startTestServer } from "kontroller/testing";
+import { deletionHandlingKey, isNotFound, objectKey } from "kontroller/core";
+import { type ConfigMap, configMaps, namespaces } from "kontroller/resources";
+import { FakeClock, startTestServer, waitFor } from "kontroller/testing";
 import { cm, startRig, until } from "./rig.ts";
 
 describe("informers over HTTP", () => {
@@ -63,6 +69,53 @@ describe("informers over HTTP", () => {
     await reg.waitForSync();
     await until(() => log.length === 3);
     assert.deepEqual(log, ["a initial", "b initial", "c"]);
+  });
+
+  it("deleting the watched namespace delivers each delete once, and nothing after (client-node #570)", async () => {
+    await using server = await startTestServer({ compactionIntervalMs: 0 });
+    await using client = createClient({ url: server.url });
+    await client.resource(namespaces).create({ metadata: { name: "team" } });
+    const writer = client.resource(configMaps, { namespace: "team" });
+    for (const n of ["x", "y"]) await writer.create({ metadata: { name: n } });
+    const clock = new FakeClock();
+    await using watching = createClient({ url: server.url, clock, retry: { maxRetries: 0 } });
+    const failures: ReflectorFailure[] = [];
+    const informer = new SharedInformer<ConfigMap>({
+      listerWatcher: listerWatcherFor(watching.resource(configMaps, { namespace: "team" })),
+      clock,
+      logger: silent,
+      onWatchError: (f) => failures.push(f),
+    });
+    const log: string[] = [];
+    informer.addEventHandler({
+      onAdd: (o) => void log.push(`add ${o.metadata?.name}`),
+      onUpdate: (_o, n) => void log.push(`update ${n.metadata?.name}`),
+      onDelete: (o) => void log.push(`delete ${deletionHandlingKey(o)}`),
+    });
+    const running = informer.run();
+    try {
+      await informer.waitForSync();
+      await client.resource(namespaces).delete("team");
+      await until(() => log.length === 4, "the deletes");
+      await waitFor(client.resource(namespaces), "team", (ns) => ns === undefined);
+      // Five minutes on the informer's clock: the server (on the real clock) sends no bookmark
+      // in them, so the idle watch is replaced every 90 s; each new watch brings nothing.
+      for (let i = 0; i < 10; i++) {
+        await clock.advanceAsync(30_000);
+        for (let j = 0; j < 20; j++) await new Promise((r) => setImmediate(r));
+      }
+      assert.deepEqual(log, ["add x", "add y", "delete team/x", "delete team/y"]);
+      assert.equal(informer.store.size, 0);
+      const seen = failures.map((f) => `${f.recovery} ${(f.error as Error).name}`);
+      assert.ok(seen.length >= 2, `idle watches replaced: ${seen.length}`);
+      assert.ok(
+        seen.every((f) => f === "rewatch WatchIdleError"),
+        seen.join("; "),
+      );
+    } finally {
+      await informer.stop();
+      await running;
+    }
   });
 
   it("a label-selected informer sees objects enter and leave its selection", async () => {
