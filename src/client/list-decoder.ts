@@ -26,6 +26,8 @@ const IN_ITEM = 2;
 export interface ListEnvelope {
   readonly kind?: string;
   readonly apiVersion?: string;
+  /** Emptied: `[]` (or `null`) when the body had `items`; absent when it had none. */
+  readonly items?: unknown;
   readonly metadata?: { resourceVersion?: string; continue?: string; remainingItemCount?: number };
 }
 
