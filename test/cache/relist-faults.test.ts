@@ -224,6 +224,39 @@ describe("relist faults", () => {
     assert.equal(rig.failures[0]!.recovery, "fallback-to-list");
   });
 
+  it("a relist answered with something that is not a list (one object, a Table) is reported and retried; it never empties the cache", async () => {
+    await using rig = await startRig({ informer: { useWatchList: false } });
+    for (const n of ["a", "b"]) await rig.writer.create(cm(n));
+    await rig.start();
+    await rig.converged();
+    rig.mirror.log.length = 0;
+    const one = await rig.writer.get("a");
+    const table = {
+      kind: "Table",
+      apiVersion: "meta.k8s.io/v1",
+      metadata: { resourceVersion: one.metadata?.resourceVersion },
+      rows: [],
+    };
+    for (const body of [JSON.stringify(one), JSON.stringify(table)])
+      rig.proxy.failRequests({ status: 200, count: 1, match: (r) => !r.watch, body });
+    rig.proxy.failRequests({ status: 500, count: 1, match: (r) => r.watch });
+    await until(() => rig.proxy.openWatches === 1, "the watch");
+    await rig.clock.advanceAsync(1000);
+    rig.proxy.cutWatches("end");
+    for (let i = 1; i <= 3; i++) {
+      await until(() => rig.failures.length === i, `failure ${i}: the 500, then two bad lists`);
+      if (i < 3) await rig.backoff();
+    }
+    assert.deepEqual(
+      rig.failures.map((f) => `${f.phase}:${(f.error as { reason?: string }).reason}`),
+      ["watch:InternalError", "list:NotAList", "list:NotAList"],
+    );
+    assert.equal(rig.informer.store.size, 2, "the cache still holds both objects");
+    await rig.backoff();
+    await rig.converged();
+    assert.deepEqual(rig.mirror.log, [], "no handler heard of anything");
+  });
+
   it("a list without a resourceVersion, or cut short, is reported and retried; nothing half-decoded is cached", async () => {
     await using rig = await startRig({ informer: { useWatchList: false } });
     await rig.writer.create(cm("a"));
