@@ -1,37 +1,44 @@
 /**
  * A kubeconfig's TLS settings on the wire: the cluster's CA, the user's client certificate,
- * as data or as files; and `createClient()` with no options, which reads `$KUBECONFIG`.
+ * as data or as files; an in-cluster config (service-account token and CA files); and
+ * `createClient()` with no options, which reads `$KUBECONFIG`.
  */
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import type { TLSSocket } from "node:tls";
-import { createClient, TransportError } from "kontroller/client";
+import { contextNamespace, createClient, TransportError } from "kontroller/client";
 import { namespaces } from "kontroller/resources";
 import { sendJson, startFakeServer } from "./fake-server.ts";
 import { CA_CERT, CLIENT_CERT, CLIENT_KEY, SERVER_CERT, SERVER_KEY } from "./tls-fixtures.ts";
 
 const b64 = (pem: string) => Buffer.from(pem).toString("base64");
 
-/** An HTTPS server that requires a client certificate signed by the test CA. */
-async function startTlsServer() {
+/**
+ * An HTTPS server with a certificate of the test CA; it requires a client certificate signed
+ * by that CA unless `clientCerts` is false.
+ */
+async function startTlsServer(clientCerts = true) {
   const clients: string[] = [];
+  const authorization: (string | undefined)[] = [];
   const server = createServer(
     {
       key: SERVER_KEY,
       cert: SERVER_CERT,
       ca: CA_CERT,
-      requestCert: true,
-      rejectUnauthorized: true,
+      requestCert: clientCerts,
+      rejectUnauthorized: clientCerts,
     },
     (req, res) => {
-      const peer = (req.socket as TLSSocket).getPeerCertificate();
-      clients.push(String(peer.subject?.CN));
+      if (clientCerts) {
+        clients.push(String((req.socket as TLSSocket).getPeerCertificate().subject?.CN));
+      }
+      authorization.push(req.headers.authorization);
       sendJson(res, 200, { metadata: { name: "x", resourceVersion: "1" } });
     },
   );
@@ -41,6 +48,7 @@ async function startTlsServer() {
   return {
     url,
     clients,
+    authorization,
     async [Symbol.asyncDispose]() {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
@@ -113,6 +121,36 @@ describe("createClient with a kubeconfig: TLS", () => {
       assert.ok(err instanceof TransportError, `case ${i}: ${String(err)}`);
     }
     assert.deepEqual(server.clients, []);
+  });
+});
+
+describe("createClient with an in-cluster config", () => {
+  it("trusts the service account's CA file and sends its token", async () => {
+    await using server = await startTlsServer(false);
+    await using dir = await tempDir();
+    const sa = join(dir.path, "var/run/secrets/kubernetes.io/serviceaccount");
+    await mkdir(sa, { recursive: true });
+    await writeFile(join(sa, "token"), "sa-token");
+    await writeFile(join(sa, "ca.crt"), CA_CERT);
+    await writeFile(join(sa, "namespace"), "team-a");
+    const { KubeConfig } = await import("@kubernetes/client-node");
+    const kc = new KubeConfig();
+    const saved = [process.env.KUBERNETES_SERVICE_HOST, process.env.KUBERNETES_SERVICE_PORT];
+    process.env.KUBERNETES_SERVICE_HOST = "127.0.0.1";
+    process.env.KUBERNETES_SERVICE_PORT = new URL(server.url).port;
+    try {
+      kc.loadFromCluster(dir.path);
+    } finally {
+      for (const [i, name] of ["KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"].entries()) {
+        if (saved[i] === undefined) delete process.env[name];
+        else process.env[name] = saved[i];
+      }
+    }
+    assert.equal(contextNamespace(kc), "team-a");
+    await using client = createClient({ kubeconfig: kc });
+    await client.resource(namespaces).get("x");
+    await client.resource(namespaces).get("x");
+    assert.deepEqual(server.authorization, ["Bearer sa-token", "Bearer sa-token"]);
   });
 });
 
