@@ -119,9 +119,8 @@ describe("SharedInformer: relists and bad objects", () => {
     const { lw, informer, errorsLogged } = setup();
     const running = informer.run();
     await informer.waitForSync();
-    lw.inject([
-      { type: "ADDED", object: { metadata: { namespace: "ns", resourceVersion: "50" } } },
-    ]);
+    const nameless = { metadata: { namespace: "ns", resourceVersion: "50" } } as unknown as Cm;
+    lw.inject([{ type: "ADDED", object: nameless }]);
     lw.upsert(cm("after"));
     await until(() => informer.store.has("ns/after"), "the next event");
     assert.equal(informer.store.size, 1);
