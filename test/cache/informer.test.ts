@@ -139,6 +139,28 @@ describe("informers over HTTP", () => {
     assert.equal(web.store.size, 0);
   });
 
+  it("the factory's informers hold one watch each, however many handlers, and stop when start's signal aborts", async () => {
+    await using server = await startTestServer({ compactionIntervalMs: 0, controllers: false });
+    await using client = createClient({ url: server.url });
+    await client.resource(configMaps, { namespace: "default" }).create(cm("a"));
+    const watchers = () => Object.values(server.server.stats()).reduce((n, s) => n + s.watchers, 0);
+    await using factory = new InformerFactory({ client, logger: silent });
+    const cms = factory.informer(configMaps);
+    const seen: string[] = [];
+    for (let i = 0; i < 5; i++)
+      cms.addEventHandler({ onAdd: (o) => void seen.push(`${i} ${o.metadata?.name}`) });
+    factory.informer(namespaces);
+    const ac = new AbortController();
+    const before = watchers(); // the server's own (its CRD controller's)
+    factory.start(ac.signal);
+    await factory.waitForCacheSync(ac.signal);
+    await until(() => seen.length === 5);
+    assert.equal(watchers() - before, 2, "one watch per informer");
+    ac.abort();
+    await until(() => watchers() === before, "the watches to close");
+    assert.throws(() => cms.addEventHandler({}), /stopped/);
+  });
+
   it("the factory shares one informer per resource, namespace and selectors, and listers read it", async () => {
     await using server = await startTestServer({ compactionIntervalMs: 0 });
     await using client = createClient({ url: server.url });
