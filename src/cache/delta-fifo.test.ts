@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { KubeObject, WatchEvent } from "../core/index.ts";
-import { DeltaFIFO, FifoClosedError } from "./delta-fifo.ts";
+import { DeltaFIFO, FifoClosedError, TransformOutputError } from "./delta-fifo.ts";
 
 const obj = (name: string, rv: string): KubeObject => ({ metadata: { name, resourceVersion: rv } });
 const ev = (type: "ADDED" | "MODIFIED" | "DELETED", name: string, rv: string): WatchEvent => ({
@@ -58,6 +58,38 @@ describe("DeltaFIFO", () => {
     assert.equal(out[1], bookmark);
     assert.equal((out[2] as { object: KubeObject }).object.kind, undefined);
     assert.equal((out[3] as unknown as { objects: KubeObject[] }).objects[0]!.kind, "T");
+  });
+
+  it("queues the original object when the transform returns something that is not it", async () => {
+    const errors: string[] = [];
+    const q = new DeltaFIFO<KubeObject>({
+      // A transform that edits in place and forgets to return, one that renames, one that
+      // drops the resourceVersion.
+      transform: (o) =>
+        o.metadata?.name === "a"
+          ? (undefined as unknown as KubeObject)
+          : o.metadata?.name === "b"
+            ? { metadata: { name: "other", resourceVersion: o.metadata.resourceVersion } }
+            : { metadata: { name: o.metadata!.name } },
+      onTransformError: (o, e) =>
+        errors.push(
+          `${o.metadata?.name}: ${e instanceof TransformOutputError ? "output" : "?"} ${(e as Error).message}`,
+        ),
+    });
+    q.pushEvents([ev("ADDED", "a", "1"), ev("ADDED", "b", "2")]);
+    q.replace([obj("c", "3")], "3");
+    const out = await q.pop(10);
+    assert.deepEqual((out[0] as { object: KubeObject }).object, obj("a", "1"));
+    assert.deepEqual((out[1] as { object: KubeObject }).object, obj("b", "2"));
+    assert.deepEqual((out[2] as unknown as { objects: KubeObject[] }).objects, [obj("c", "3")]);
+    assert.deepEqual(
+      errors.map((e) => e.slice(0, e.indexOf(";"))),
+      [
+        "a: output the transform returned undefined",
+        'b: output the transform returned an object named "other"',
+        "c: output the transform returned an object at resourceVersion undefined",
+      ],
+    );
   });
 
   it("wakes a waiting pop on push, rejects it on abort, and fails it once closed and drained", async () => {

@@ -17,14 +17,31 @@ export type Delta<T extends KubeObject> =
 export interface DeltaFIFOOptions<T extends KubeObject> {
   /**
    * Applied once to every object as it is queued (never to bookmarks), e.g. to drop
-   * `metadata.managedFields`. It may return the object it was given, changed, or a new one.
+   * `metadata.managedFields`. It may return the object it was given, changed, or a new one, with
+   * the same `metadata.name`, `namespace` and `resourceVersion`.
    */
   transform?: (obj: T) => T;
   /**
-   * Called when `transform` throws; the object is then queued untransformed, so the cache still
-   * mirrors the server.
+   * Called when `transform` throws, or returns something else than the same object (not an
+   * object, or another name, namespace or resourceVersion: a {@link TransformOutputError}); the
+   * object is then queued untransformed, so the cache still mirrors the server.
    */
   onTransformError?: (obj: T, error: unknown) => void;
+}
+
+/**
+ * What a transform returned is not the object it was given: not an object, or one with another
+ * `metadata.name`, `namespace` or `resourceVersion` (a transform that forgot its `return`, or
+ * built a new object without the metadata). The cache could not file it, or would treat each of
+ * its changes as unchanged.
+ */
+export class TransformOutputError extends TypeError {
+  constructor(what: string) {
+    super(
+      `the transform returned ${what}; return the object (changed or copied) with its metadata.name, namespace and resourceVersion`,
+    );
+    this.name = "TransformOutputError";
+  }
 }
 
 /** Thrown by {@link DeltaFIFO.pop} once the queue is closed and drained. */
@@ -56,12 +73,17 @@ export class DeltaFIFO<T extends KubeObject> {
       transform === undefined
         ? undefined
         : (obj) => {
+            let out: T;
             try {
-              return transform(obj);
+              out = transform(obj);
             } catch (err) {
               onTransformError(obj, err);
               return obj;
             }
+            const wrong = transformMismatch(obj, out);
+            if (wrong === undefined) return out;
+            onTransformError(obj, new TransformOutputError(wrong));
+            return obj;
           };
   }
 
@@ -142,4 +164,20 @@ export class DeltaFIFO<T extends KubeObject> {
       w();
     }
   }
+}
+
+/** Why `out` cannot stand for `obj` in the cache, or `undefined` if it can. */
+function transformMismatch<T extends KubeObject>(obj: T, out: T): string | undefined {
+  if (typeof out !== "object" || out === null || Array.isArray(out)) {
+    return out === undefined ? "undefined" : `a ${out === null ? "null" : typeof out}`;
+  }
+  const a = obj.metadata;
+  const b = out.metadata;
+  if (b?.name !== a?.name) return `an object named ${JSON.stringify(b?.name)}`;
+  if (b?.namespace !== a?.namespace)
+    return `an object in namespace ${JSON.stringify(b?.namespace)}`;
+  if (b?.resourceVersion !== a?.resourceVersion) {
+    return `an object at resourceVersion ${JSON.stringify(b?.resourceVersion)}`;
+  }
+  return undefined;
 }

@@ -3,7 +3,13 @@
  * DeltaFIFO, the Indexer with its read-only Store view, SharedInformer with per-handler
  * buffers, the InformerFactory, and Listers.
  */
-export { type Delta, DeltaFIFO, type DeltaFIFOOptions, FifoClosedError } from "./delta-fifo.ts";
+export {
+  type Delta,
+  DeltaFIFO,
+  type DeltaFIFOOptions,
+  FifoClosedError,
+  TransformOutputError,
+} from "./delta-fifo.ts";
 export { Indexer, type IndexerOptions } from "./indexer.ts";
 export {
   InformerFactory,

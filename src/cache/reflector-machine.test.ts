@@ -155,6 +155,24 @@ describe("ReflectorMachine: list mode", () => {
     }
     assert.deepEqual(delays, [800, 1600, 3200, 6400, 12800, 25600, 30000, 30000, 30000]);
   });
+
+  it("starts the backoff over at 0.8 s once the reflector ran 2 min without a failure", () => {
+    const m = watching();
+    let now = 0;
+    const fail = () => {
+      const step = m.watchEnded(errors.internal("boom"), true, now);
+      const ms = (step.command as { ms: number }).ms;
+      now += ms;
+      m.waited(now);
+      m.listed({ items: [], resourceVersion: "10" }, now);
+      return ms;
+    };
+    assert.deepEqual([fail(), fail(), fail()], [800, 1600, 3200]);
+    now += 60_000;
+    assert.equal(fail(), 6400, "a minute of health is not enough");
+    now += 120_001;
+    assert.equal(fail(), 800);
+  });
 });
 
 describe("ReflectorMachine: watch", () => {

@@ -26,6 +26,9 @@ import {
   type WatchRequest,
 } from "./reflector-machine.ts";
 
+/** A streaming list silent this long before its end bookmark is logged (client-go: 10 s). */
+const BOOKMARK_WAIT_WARN_MS = 10_000;
+
 /** Options for {@link Reflector}. */
 export interface ReflectorOptions<T extends KubeObject> {
   /** Lists and watches the collection. */
@@ -203,6 +206,9 @@ export class Reflector<T extends KubeObject> {
       stop.abort(idle);
     };
     cancelIdle = this.#clock.setTimer(this.#idleMs, check);
+    const cancelWarn = request.sendInitialEvents
+      ? this.#warnWhileWaitingForBookmark(() => lastActivity)
+      : () => {};
     let opened = false;
     let ended: { error: unknown } | undefined;
     try {
@@ -220,12 +226,38 @@ export class Reflector<T extends KubeObject> {
       ended = { error: idle ?? err };
     } finally {
       cancelIdle();
+      cancelWarn();
       stop.abort();
     }
     if (signal.aborted) return undefined;
     const step = this.#machine.watchEnded(ended.error, opened, this.#clock.now());
     this.#apply(step.effects);
     return step.command;
+  }
+
+  /**
+   * While a streaming list waits for its initial-events-end bookmark, warns every
+   * {@link BOOKMARK_WAIT_WARN_MS} in which nothing arrived (client-go's ticker), so that a
+   * server that never ends the initial events is visible before the idle timeout. Returns the
+   * cancel.
+   */
+  #warnWhileWaitingForBookmark(lastActivity: () => number): () => void {
+    const started = this.#clock.now();
+    let cancel: () => void;
+    const tick = () => {
+      if (this.#machine.phase !== "watch-listing") return;
+      const now = this.#clock.now();
+      const silentMs = now - lastActivity();
+      if (silentMs >= BOOKMARK_WAIT_WARN_MS) {
+        this.#logger.warn(
+          { reflector: this.name, waitingMs: now - started, silentMs },
+          "the streaming list has not sent its initial-events-end bookmark yet",
+        );
+      }
+      cancel = this.#clock.setTimer(BOOKMARK_WAIT_WARN_MS, tick);
+    };
+    cancel = this.#clock.setTimer(BOOKMARK_WAIT_WARN_MS, tick);
+    return () => cancel();
   }
 
   #apply(effects: readonly Effect<T>[]): void {

@@ -184,6 +184,22 @@ describe("SharedInformer", () => {
     await running;
   });
 
+  it("raises a resync period under 1 s to 1 s", async () => {
+    const { lw, informer, clock, ac, run } = setup();
+    lw.upsert(cm("a"));
+    const { log, handler } = recorder();
+    informer.addEventHandler(handler, { resyncPeriodMs: 10 });
+    const running = run();
+    await informer.waitForSync();
+    await until(() => log.length === 1);
+    await clock.advanceAsync(999);
+    assert.equal(log.length, 1);
+    await clock.advanceAsync(1);
+    await until(() => log.length === 2, "the resync");
+    ac.abort();
+    await running;
+  });
+
   it("gives a handler added late the whole cache as initial adds before later changes", async () => {
     const { lw, informer, ac, run } = setup();
     lw.upsert(cm("a"));

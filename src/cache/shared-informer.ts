@@ -32,8 +32,9 @@ export interface SharedInformerOptions<T extends KubeObject>
   indexers?: Indexers<T>;
   /**
    * Applied once to each object before it reaches the cache and the handlers (for example to
-   * drop `metadata.managedFields`). Must be fast; if it throws, the error is logged and the
-   * object is cached as it came.
+   * drop `metadata.managedFields`). Must be fast, and return the object (changed or copied) with
+   * the same `metadata.name`, `namespace` and `resourceVersion`; if it throws or returns
+   * anything else, the error is logged and the object is cached as it came.
    */
   transform?: (obj: T) => T;
   /**
@@ -243,7 +244,13 @@ export class SharedInformer<T extends KubeObject> {
       } catch {
         return;
       }
-      for (const d of batch) this.#apply(d);
+      for (const d of batch) {
+        try {
+          this.#apply(d);
+        } catch (err) {
+          this.#applyFailed(d, err);
+        }
+      }
       // A full batch means more is waiting: let I/O and timers run before the next one.
       if (batch.length === BATCH) await new Promise((r) => setImmediate(r));
     }
@@ -302,6 +309,19 @@ export class SharedInformer<T extends KubeObject> {
       for (const w of waiters) w();
       for (const l of this.#listeners) l.checkSynced();
     }
+  }
+
+  /**
+   * A delta the cache could not take (an object without a name from a custom ListerWatcher: the
+   * client's decoder lets none through). It is dropped and reported; the loop goes on, so one
+   * bad object never stops the cache.
+   */
+  #applyFailed(d: Delta<T>, err: unknown): void {
+    const obj = d.type === "REPLACED" ? undefined : d.object;
+    this.#logger.error(
+      { informer: this.name, delta: d.type, key: obj === undefined ? "" : safeKey(obj), err },
+      "a change could not be applied to the cache; dropped",
+    );
   }
 
   #notify(n: Notification<T>): void {

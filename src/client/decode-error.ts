@@ -1,7 +1,8 @@
 /**
  * What the client throws when a response body is not what the API contract promises: a watch
  * line that is not JSON, an event of an unknown type, an object of the wrong kind, a list
- * without a resourceVersion, a stream cut in the middle of a line.
+ * without a resourceVersion, an answer to a list that is not one, a stream cut in the middle of
+ * a line.
  */
 
 /** Why a response could not be decoded. */
@@ -18,6 +19,8 @@ export type DecodeErrorReason =
   | "InvalidObject"
   /** A list whose `metadata.resourceVersion` is missing. */
   | "MissingResourceVersion"
+  /** An answer to a list that is not a list: no `items` (a single object, a Table, a Status). */
+  | "NotAList"
   /** The body ended (or broke off) in the middle of a line or of the list. */
   | "Truncated"
   /** A single watch line or list item larger than the configured limit. */

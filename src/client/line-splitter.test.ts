@@ -38,7 +38,10 @@ describe("LineSplitter", () => {
     assert.throws(
       () => s.push(Buffer.from("789abcdef"), out),
       (e: unknown) =>
-        e instanceof DecodeError && e.reason === "TooLarge" && e.sample.startsWith("0123456"),
+        e instanceof DecodeError &&
+        e.reason === "TooLarge" &&
+        e.sample.startsWith("0123456") &&
+        /raise the client's maxObjectBytes/.test(e.message),
     );
     assert.equal(s.pendingBytes, 0);
   });

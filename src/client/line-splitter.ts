@@ -79,7 +79,7 @@ export class LineSplitter {
       this.#pendingBytes = 0;
       throw new DecodeError(
         "TooLarge",
-        `a watch line exceeds ${this.#maxLineBytes} bytes; raise maxLineBytes if objects are this large`,
+        `a watch line exceeds ${this.#maxLineBytes} bytes; raise the client's maxObjectBytes if objects are this large`,
         head,
       );
     }

@@ -26,6 +26,8 @@ const IN_ITEM = 2;
 export interface ListEnvelope {
   readonly kind?: string;
   readonly apiVersion?: string;
+  /** Emptied: `[]` (or `null`) when the body had `items`; absent when it had none. */
+  readonly items?: unknown;
   readonly metadata?: { resourceVersion?: string; continue?: string; remainingItemCount?: number };
 }
 
@@ -139,7 +141,10 @@ export class ListDecoder {
       this.#item.push(buf.subarray(runStart, n));
       this.#itemBytes += n - runStart;
       if (this.#itemBytes > this.#maxItemBytes) {
-        throw new DecodeError("TooLarge", `a list item exceeds ${this.#maxItemBytes} bytes`);
+        throw new DecodeError(
+          "TooLarge",
+          `a list item exceeds ${this.#maxItemBytes} bytes; raise the client's maxObjectBytes if objects are this large`,
+        );
       }
     }
   }

@@ -13,7 +13,7 @@ import {
 import { apiVersionOf, isNamespaced, type ResourceDefinition } from "../resources/index.ts";
 import { DecodeError } from "./decode-error.ts";
 import { LineSplitter } from "./line-splitter.ts";
-import { ListDecoder } from "./list-decoder.ts";
+import { ListDecoder, type ListEnvelope } from "./list-decoder.ts";
 import { collectionPath, objectPath, queryString, withQuery } from "./paths.ts";
 import type {
   DeleteCollectionOptions,
@@ -108,6 +108,7 @@ export class ResourceClient<T extends KubeObject> {
         res.discard();
       }
       const envelope = decoder.end();
+      checkListEnvelope(envelope, this.definition.listKind, path);
       const meta = envelope.metadata;
       if (typeof meta?.resourceVersion !== "string" || meta.resourceVersion === "") {
         throw new DecodeError(
@@ -364,6 +365,27 @@ export class ResourceClient<T extends KubeObject> {
 function withTypeMeta(prefix: string, text: string): string {
   const rest = text.slice(1);
   return /^\s*\}/.test(rest) ? `${prefix.slice(0, -1)}}` : prefix + rest;
+}
+
+/**
+ * Rejects an answer to a list that is not a list of this resource: without `items` (a single
+ * object, a Table, a Status — taken as an empty list, it would empty an informer's cache), or
+ * of another list kind. A list may omit `kind`, or say the generic `List`.
+ */
+function checkListEnvelope(envelope: ListEnvelope, listKind: string, path: string): void {
+  // DecodeError cuts the sample to a sane length.
+  const sample = () => JSON.stringify(envelope);
+  if (!("items" in envelope)) {
+    throw new DecodeError("NotAList", `GET ${path}: the answer is not a list (no items)`, sample());
+  }
+  const kind = envelope.kind;
+  if (kind !== undefined && kind !== listKind && kind !== "List") {
+    throw new DecodeError(
+      "WrongKind",
+      `GET ${path}: expected a ${listKind}, got ${String(kind)}`,
+      sample(),
+    );
+  }
 }
 
 function nameOf(obj: KubeObject): string {

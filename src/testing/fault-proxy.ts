@@ -101,6 +101,14 @@ export class FaultProxy implements AsyncDisposable {
     return `http://127.0.0.1:${this.#port}`;
   }
 
+  /**
+   * Client connections open to the proxy (keep-alive ones included): what a client that leaks
+   * a connection per watch would pile up.
+   */
+  get connections(): number {
+    return this.#sockets.size;
+  }
+
   /** Watches open through the proxy. */
   get openWatches(): number {
     return this.#watches.size;

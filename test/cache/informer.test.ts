@@ -4,11 +4,17 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { InformerFactory, type Logger } from "kontroller/cache";
+import {
+  InformerFactory,
+  type Logger,
+  listerWatcherFor,
+  type ReflectorFailure,
+  SharedInformer,
+} from "kontroller/cache";
 import { createClient } from "kontroller/client";
-import { isNotFound, objectKey } from "kontroller/core";
-import { type ConfigMap, configMaps } from "kontroller/resources";
-import { startTestServer } from "kontroller/testing";
+import { deletionHandlingKey, isNotFound, objectKey } from "kontroller/core";
+import { type ConfigMap, configMaps, namespaces } from "kontroller/resources";
+import { FakeClock, startTestServer, waitFor } from "kontroller/testing";
 import { cm, startRig, until } from "./rig.ts";
 
 describe("informers over HTTP", () => {
@@ -65,6 +71,53 @@ describe("informers over HTTP", () => {
     assert.deepEqual(log, ["a initial", "b initial", "c"]);
   });
 
+  it("deleting the watched namespace delivers each delete once, and nothing after (client-node #570)", async () => {
+    await using server = await startTestServer({ compactionIntervalMs: 0 });
+    await using client = createClient({ url: server.url });
+    await client.resource(namespaces).create({ metadata: { name: "team" } });
+    const writer = client.resource(configMaps, { namespace: "team" });
+    for (const n of ["x", "y"]) await writer.create({ metadata: { name: n } });
+    const clock = new FakeClock();
+    await using watching = createClient({ url: server.url, clock, retry: { maxRetries: 0 } });
+    const failures: ReflectorFailure[] = [];
+    const informer = new SharedInformer<ConfigMap>({
+      listerWatcher: listerWatcherFor(watching.resource(configMaps, { namespace: "team" })),
+      clock,
+      logger: silent,
+      onWatchError: (f) => failures.push(f),
+    });
+    const log: string[] = [];
+    informer.addEventHandler({
+      onAdd: (o) => void log.push(`add ${o.metadata?.name}`),
+      onUpdate: (_o, n) => void log.push(`update ${n.metadata?.name}`),
+      onDelete: (o) => void log.push(`delete ${deletionHandlingKey(o)}`),
+    });
+    const running = informer.run();
+    try {
+      await informer.waitForSync();
+      await client.resource(namespaces).delete("team");
+      await until(() => log.length === 4, "the deletes");
+      await waitFor(client.resource(namespaces), "team", (ns) => ns === undefined);
+      // Five minutes on the informer's clock: the server (on the real clock) sends no bookmark
+      // in them, so the idle watch is replaced every 90 s; each new watch brings nothing.
+      for (let i = 0; i < 10; i++) {
+        await clock.advanceAsync(30_000);
+        for (let j = 0; j < 20; j++) await new Promise((r) => setImmediate(r));
+      }
+      assert.deepEqual(log, ["add x", "add y", "delete team/x", "delete team/y"]);
+      assert.equal(informer.store.size, 0);
+      const seen = failures.map((f) => `${f.recovery} ${(f.error as Error).name}`);
+      assert.ok(seen.length >= 2, `idle watches replaced: ${seen.length}`);
+      assert.ok(
+        seen.every((f) => f === "rewatch WatchIdleError"),
+        seen.join("; "),
+      );
+    } finally {
+      await informer.stop();
+      await running;
+    }
+  });
+
   it("a label-selected informer sees objects enter and leave its selection", async () => {
     await using server = await startTestServer({ compactionIntervalMs: 0 });
     await using client = createClient({ url: server.url });
@@ -84,6 +137,28 @@ describe("informers over HTTP", () => {
     await until(() => log.length === 2);
     assert.deepEqual(log, ["add x", "delete default/x"]);
     assert.equal(web.store.size, 0);
+  });
+
+  it("the factory's informers hold one watch each, however many handlers, and stop when start's signal aborts", async () => {
+    await using server = await startTestServer({ compactionIntervalMs: 0, controllers: false });
+    await using client = createClient({ url: server.url });
+    await client.resource(configMaps, { namespace: "default" }).create(cm("a"));
+    const watchers = () => Object.values(server.server.stats()).reduce((n, s) => n + s.watchers, 0);
+    await using factory = new InformerFactory({ client, logger: silent });
+    const cms = factory.informer(configMaps);
+    const seen: string[] = [];
+    for (let i = 0; i < 5; i++)
+      cms.addEventHandler({ onAdd: (o) => void seen.push(`${i} ${o.metadata?.name}`) });
+    factory.informer(namespaces);
+    const ac = new AbortController();
+    const before = watchers(); // the server's own (its CRD controller's)
+    factory.start(ac.signal);
+    await factory.waitForCacheSync(ac.signal);
+    await until(() => seen.length === 5);
+    assert.equal(watchers() - before, 2, "one watch per informer");
+    ac.abort();
+    await until(() => watchers() === before, "the watches to close");
+    assert.throws(() => cms.addEventHandler({}), /stopped/);
   });
 
   it("the factory shares one informer per resource, namespace and selectors, and listers read it", async () => {

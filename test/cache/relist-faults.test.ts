@@ -49,6 +49,56 @@ describe("relist faults", () => {
     ]);
   });
 
+  it("F3 by the server's own 410: history dropped while the watch was stalled; the re-watch gets 410 and a consistent relist catches up", async () => {
+    await using rig = await startRig();
+    for (const n of ["a", "b"]) await rig.writer.create(cm(n));
+    await rig.start();
+    await rig.converged();
+    rig.mirror.log.length = 0;
+    rig.proxy.stallWatches();
+    await rig.writer.delete("a");
+    await rig.writer.create(cm("c"));
+    await rig.writer.update({ ...(await rig.writer.get("b")), data: { v: "2" } });
+    rig.server.server.dropWatchHistory();
+    rig.proxy.cutWatches("end");
+    rig.proxy.resumeWatches();
+    await until(() => rig.failures.length === 1, "the 410");
+    const f = rig.failures[0]!;
+    assert.deepEqual([f.phase, f.recovery, f.delayMs], ["watch", "relist", 800]);
+    assert.equal((f.error as { code?: number }).code, 410);
+    const watchesBefore = rig.proxy.requests.filter((r) => r.watchList).length;
+    await rig.backoff();
+    await rig.converged();
+    const relists = rig.proxy.requests.filter((r) => r.watchList);
+    assert.equal(relists.length, watchesBefore + 1);
+    assert.equal(relists.at(-1)!.query.get("resourceVersion"), "", "a consistent read");
+    assert.deepEqual(rig.mirror.log, ["delete default/a (tombstone)", "update b", "add c"]);
+  });
+
+  it("R15: a 500 on the watch backs off, then relists (no retry of the watch at the same RV)", async () => {
+    await using rig = await startRig();
+    await rig.writer.create(cm("a"));
+    await rig.start();
+    await rig.clock.advanceAsync(1000);
+    rig.proxy.failRequests({ status: 500, count: 1, match: (r) => r.watch && !r.watchList });
+    const before = rig.proxy.requests.length;
+    rig.proxy.cutWatches("end");
+    await until(() => rig.failures.length === 1, "the 500");
+    const f = rig.failures[0]!;
+    assert.deepEqual(
+      [f.phase, f.recovery, f.delayMs, (f.error as { code?: number }).code],
+      ["watch", "relist", 800, 500],
+    );
+    await rig.writer.create(cm("b"));
+    await rig.backoff();
+    await rig.converged();
+    assert.deepEqual(
+      rig.proxy.requests.slice(before).map((r) => (r.watchList ? "relist" : "watch")),
+      ["watch", "relist"],
+      "the failed watch, then one streaming relist, which goes on as the watch",
+    );
+  });
+
   it("F6: a list refused with 403 is retried with growing backoff forever, unsynced, and syncs once allowed", async () => {
     await using rig = await startRig({ informer: { useWatchList: false } });
     await rig.writer.create(cm("a"));
@@ -172,6 +222,39 @@ describe("relist faults", () => {
       `the cache held all 5 objects at every add: ${sizes}`,
     );
     assert.equal(rig.failures[0]!.recovery, "fallback-to-list");
+  });
+
+  it("a relist answered with something that is not a list (one object, a Table) is reported and retried; it never empties the cache", async () => {
+    await using rig = await startRig({ informer: { useWatchList: false } });
+    for (const n of ["a", "b"]) await rig.writer.create(cm(n));
+    await rig.start();
+    await rig.converged();
+    rig.mirror.log.length = 0;
+    const one = await rig.writer.get("a");
+    const table = {
+      kind: "Table",
+      apiVersion: "meta.k8s.io/v1",
+      metadata: { resourceVersion: one.metadata?.resourceVersion },
+      rows: [],
+    };
+    for (const body of [JSON.stringify(one), JSON.stringify(table)])
+      rig.proxy.failRequests({ status: 200, count: 1, match: (r) => !r.watch, body });
+    rig.proxy.failRequests({ status: 500, count: 1, match: (r) => r.watch });
+    await until(() => rig.proxy.openWatches === 1, "the watch");
+    await rig.clock.advanceAsync(1000);
+    rig.proxy.cutWatches("end");
+    for (let i = 1; i <= 3; i++) {
+      await until(() => rig.failures.length === i, `failure ${i}: the 500, then two bad lists`);
+      if (i < 3) await rig.backoff();
+    }
+    assert.deepEqual(
+      rig.failures.map((f) => `${f.phase}:${(f.error as { reason?: string }).reason}`),
+      ["watch:InternalError", "list:NotAList", "list:NotAList"],
+    );
+    assert.equal(rig.informer.store.size, 2, "the cache still holds both objects");
+    await rig.backoff();
+    await rig.converged();
+    assert.deepEqual(rig.mirror.log, [], "no handler heard of anything");
   });
 
   it("a list without a resourceVersion, or cut short, is reported and retried; nothing half-decoded is cached", async () => {

@@ -122,8 +122,9 @@ function same(a: Map<string, string>, b: Map<string, string>): boolean {
 /** Starts a rig for ConfigMaps in namespace `default`. */
 export async function startRig(options: RigOptions = {}): Promise<Rig> {
   const server = await startTestServer({ compactionIntervalMs: 0, ...options.server });
-  const proxy = await startFaultProxy({ target: server.url });
   const clock = new FakeClock();
+  // The proxy's delays run on the informer's clock too.
+  const proxy = await startFaultProxy({ target: server.url, clock });
   const direct = createClient({ url: server.url });
   const writer = direct.resource(configMaps, { namespace: "default" });
   const client = createClient({

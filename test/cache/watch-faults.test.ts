@@ -34,8 +34,15 @@ describe("watch faults", () => {
     );
     const after = rig.proxy.requests.slice(before);
     assert.deepEqual(
-      after.map((r) => [r.watch, r.watchList, r.query.get("resourceVersion")]),
-      [[true, false, rv]],
+      after.map((r) => [
+        r.watch,
+        r.watchList,
+        r.query.get("resourceVersion"),
+        r.query.get("allowWatchBookmarks"),
+        r.query.get("timeoutSeconds"),
+      ]),
+      [[true, false, rv, "true", "300"]],
+      "bookmarks asked for, timeoutSeconds drawn from [300, 600) (random() = 0 here)",
     );
     assert.equal(rig.mirror.log.length, logged);
     assert.deepEqual(rig.failures, []);

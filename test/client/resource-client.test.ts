@@ -84,7 +84,7 @@ describe("ResourceClient over HTTP: reads", () => {
     );
   });
 
-  it("rejects a list without a resourceVersion, with a truncated body, or with a foreign item", async () => {
+  it("rejects a list without a resourceVersion, with a truncated body, with a foreign item, or that is no list of this kind", async () => {
     const bodies = [
       JSON.stringify({ metadata: {}, items: [] }),
       '{"metadata":{"resourceVersion":"1"},"items":[{"metadata":',
@@ -92,6 +92,14 @@ describe("ResourceClient over HTTP: reads", () => {
         metadata: { resourceVersion: "1" },
         items: [{ ...cm("a"), kind: "Secret" }],
       }),
+      JSON.stringify(cm("a", "7")),
+      JSON.stringify({
+        kind: "Table",
+        apiVersion: "meta.k8s.io/v1",
+        metadata: { resourceVersion: "7" },
+        rows: [],
+      }),
+      JSON.stringify({ kind: "SecretList", metadata: { resourceVersion: "7" }, items: [] }),
     ];
     let i = 0;
     await using server = await startFakeServer((_req, res) => {
@@ -100,11 +108,16 @@ describe("ResourceClient over HTTP: reads", () => {
     });
     await using client = createClient({ url: server.url, retry: noRetry });
     const cms = client.resource(configMaps);
-    for (const reason of ["MissingResourceVersion", "Truncated", "WrongKind"]) {
+    const reasons = ["MissingResourceVersion", "Truncated", "WrongKind", "NotAList", "NotAList"];
+    for (const reason of [...reasons, "WrongKind"]) {
       await assert.rejects(
         cms.list(),
         (e: unknown) => e instanceof DecodeError && e.reason === reason,
       );
+    }
+    for (const kind of [undefined, "ConfigMapList", "List"]) {
+      bodies.push(JSON.stringify({ kind, metadata: { resourceVersion: "8" }, items: null }));
+      assert.deepEqual(await cms.list(), { items: [], resourceVersion: "8" }, `kind ${kind}`);
     }
   });
 
