@@ -1,72 +1,16 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { InformerFactory, type Logger, silentLogger } from "../cache/index.ts";
-import { createClient, type ResourceClient } from "../client/index.ts";
+import { InformerFactory, silentLogger } from "../cache/index.ts";
+import { createClient } from "../client/index.ts";
 import { type KubeObject, TerminalError } from "../core/index.ts";
-import { type ConfigMap, configMaps, type Secret, secrets } from "../resources/index.ts";
+import { configMaps, type Secret, secrets } from "../resources/index.ts";
 import { FakeClock, startTestServer } from "../testing/index.ts";
 import { ItemExponentialFailureRateLimiter } from "../workqueue/index.ts";
 import { controller } from "./builder.ts";
+import { Calls, setup } from "./controller.test-helper.ts";
 import { Controller } from "./controller.ts";
 import { type ControllerMetrics, noopControllerMetrics } from "./metrics.ts";
 import { setControllerReference } from "./owner-references.ts";
-import type { ReconcileContext, Reconciler, Request } from "./reconciler.ts";
-
-/** Resolves when `predicate` holds for the calls seen so far; checked on every call. */
-class Calls {
-  readonly seen: { request: Request; ctx: ReconcileContext }[] = [];
-  #waiters: { test: () => boolean; resolve: () => void }[] = [];
-
-  push(request: Request, ctx: ReconcileContext): void {
-    this.seen.push({ request, ctx });
-    this.#waiters = this.#waiters.filter((w) => {
-      if (!w.test()) return true;
-      w.resolve();
-      return false;
-    });
-  }
-
-  until(test: (seen: Calls["seen"]) => boolean): Promise<void> {
-    if (test(this.seen)) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push({ test: () => test(this.seen), resolve }));
-  }
-}
-
-async function setup(
-  reconcile: Reconciler,
-  extra: Partial<Parameters<typeof controller>[0]> = {},
-  metrics?: ControllerMetrics,
-  clock?: FakeClock,
-  seed: (cms: ResourceClient<ConfigMap>) => Promise<unknown> = async () => {},
-  logger: Logger = silentLogger,
-) {
-  const server = await startTestServer();
-  const client = createClient({ url: server.url });
-  await seed(client.resource(configMaps, { namespace: "default" }));
-  const factory = new InformerFactory({ client, logger });
-  const spec = controller({ name: "test", for: configMaps, reconcile, ...extra });
-  const c = new Controller(spec, {
-    factory,
-    logger,
-    metrics: metrics ?? noopControllerMetrics,
-    ...(clock ? { clock } : {}),
-  });
-  c.connect();
-  const stop = new AbortController();
-  factory.start(stop.signal);
-  return {
-    client,
-    c,
-    cms: client.resource(configMaps, { namespace: "default" }),
-    async [Symbol.asyncDispose]() {
-      await c.stop({ graceMs: 1000 });
-      stop.abort();
-      await factory.shutdown();
-      await client.close();
-      await server.close();
-    },
-  };
-}
 
 describe("Controller", () => {
   it("reconciles the initial list at low priority, then fresh events, saying why", async () => {

@@ -41,7 +41,9 @@ export class ReconcileTimeoutError extends Error {
 type Outcome =
   | { kind: "ok"; result: ReconcileResult | undefined }
   | { kind: "error"; error: unknown }
-  | { kind: "timeout" };
+  | { kind: "timeout" }
+  /** Still running when the grace period of `stop` ended: left behind, so that stop returns. */
+  | { kind: "abandoned"; error: unknown };
 
 /**
  * A running controller: event sources feed its queue; `concurrency` workers take keys and call
@@ -51,7 +53,8 @@ type Outcome =
  * timed out and its promise still runs (the key waits for it); workers start only once every
  * informer this controller reads has synced and every handler has seen its initial list; a key's
  * backoff resets after a success; a reconciler that throws anything, rejects, never settles or
- * throws synchronously is a failure like any other, never a crash.
+ * throws synchronously is a failure like any other, never a crash; `stop` returns within its grace
+ * period even if a reconcile ignores its aborted signal (that reconcile is abandoned, not awaited).
  */
 export class Controller {
   readonly name: string;
@@ -160,7 +163,8 @@ export class Controller {
       if (this.#stopping && !this.#drainQueued) return;
       const got = await this.#queue.get();
       if (got === undefined) return;
-      if (this.#stopping && !this.#drainQueued) {
+      // Stopping without draining, or the grace period is over: what is queued is dropped.
+      if (this.#stopping && (!this.#drainQueued || this.#abortAll.signal.aborted)) {
         this.#book.forget(got.key);
         this.#queue.done(got.key);
         return;
@@ -193,14 +197,16 @@ export class Controller {
       reason: describeReason(reason),
     });
     const outcome = await this.#run(key, { reasons, waitedMs, reconcileId, log, reason });
-    const seconds = (clock.now() - start) / 1000;
-    metrics.reconcileTime(seconds);
+    const durationMs = clock.now() - start;
+    metrics.reconcileTime(durationMs / 1000);
     this.#active--;
     metrics.activeWorkers(this.#active);
-    const label = this.#settle(key, priority, outcome, log);
+    // Every reconcile ends with one log line carrying its reason (bound above), how long the
+    // key waited in the queue and how long the reconcile took.
+    const timing = { waitedMs, durationMs };
+    const label = this.#settle(key, priority, outcome, log, timing);
     metrics.reconciled(label);
-    const durationMs = clock.now() - start;
-    if (outcome.kind === "ok") log.info({ waitedMs, durationMs, result: label }, "reconciled");
+    if (outcome.kind === "ok") log.info({ ...timing, result: label }, "reconciled");
     this.#queue.done(key);
   }
 
@@ -216,7 +222,16 @@ export class Controller {
     },
   ): Promise<Outcome> {
     const ac = new AbortController();
-    const onAbortAll = () => ac.abort(this.#abortAll.signal.reason);
+    // The grace period of stop is over: abort the reconcile's signal, and stop waiting for it.
+    let abandon!: (o: Outcome) => void;
+    const abandoned = new Promise<Outcome>((resolve) => {
+      abandon = resolve;
+    });
+    const onAbortAll = () => {
+      const reason: unknown = this.#abortAll.signal.reason;
+      ac.abort(reason);
+      abandon({ kind: "abandoned", error: reason });
+    };
     this.#abortAll.signal.addEventListener("abort", onAbortAll, { once: true });
     if (this.#abortAll.signal.aborted) onAbortAll();
     const timeoutMs = this.#spec.reconcileTimeoutMs;
@@ -242,8 +257,9 @@ export class Controller {
       (error: unknown): Outcome => ({ kind: "error", error }),
     );
     try {
-      const outcome =
-        timeoutMs === undefined ? await settled : await Promise.race([settled, timedOut]);
+      const outcome = await Promise.race(
+        timeoutMs === undefined ? [settled, abandoned] : [settled, timedOut, abandoned],
+      );
       if (outcome.kind === "timeout") {
         const z = settled.finally(() => this.#zombies.delete(key));
         this.#zombies.set(key, z);
@@ -256,7 +272,13 @@ export class Controller {
   }
 
   /** Requeues or forgets the key as the outcome says; returns the metrics label. */
-  #settle(key: string, priority: number, outcome: Outcome, log: Logger): ReconcileOutcome {
+  #settle(
+    key: string,
+    priority: number,
+    outcome: Outcome,
+    log: Logger,
+    timing: { waitedMs: number; durationMs: number },
+  ): ReconcileOutcome {
     const { metrics, clock } = this.#deps;
     const now = clock.now();
     if (outcome.kind === "ok") {
@@ -276,6 +298,13 @@ export class Controller {
       return "success";
     }
     metrics.reconcileError();
+    if (outcome.kind === "abandoned") {
+      log.warn(
+        { ...timing, err: outcome.error },
+        "reconcile still running when the grace period ended; abandoned, not awaited",
+      );
+      return "error";
+    }
     const error =
       outcome.kind === "timeout"
         ? new Error(`timed out after ${this.#spec.reconcileTimeoutMs} ms`)
@@ -284,12 +313,12 @@ export class Controller {
     if (isTerminal(error)) {
       metrics.terminalError();
       this.#queue.forget(key);
-      log.error({ err: error }, "reconcile failed with a terminal error; not retrying");
+      log.error({ ...timing, err: error }, "reconcile failed with a terminal error; not retrying");
       this.#recordTerminal(key, error);
       return "error";
     }
     const attempt = this.#queue.numRequeues(key) + 1;
-    log.warn({ err: error, attempt }, "reconcile failed; retrying with backoff");
+    log.warn({ ...timing, err: error, attempt }, "reconcile failed; retrying with backoff");
     this.#book.note(key, { type: "retry", attempt, error: errorMessage(error) }, now);
     this.#queue.add(key, { rateLimited: true, priority });
     return "error";
