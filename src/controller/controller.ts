@@ -285,13 +285,14 @@ export class Controller {
       const r = outcome.result;
       if (r?.requeueAfterMs !== undefined && r.requeueAfterMs > 0) {
         this.#queue.forget(key);
-        this.#book.note(key, { type: "requeue-after", afterMs: r.requeueAfterMs }, now);
-        this.#queue.add(key, { afterMs: r.requeueAfterMs, priority: r.priority ?? priority });
+        const afterMs = r.requeueAfterMs;
+        const delay = this.#queue.add(key, { afterMs, priority: r.priority ?? priority });
+        this.#book.note(key, { type: "requeue-after", afterMs }, now, now + delay);
         return "requeue_after";
       }
       if (r?.requeue === true) {
-        this.#book.note(key, { type: "requeue" }, now);
-        this.#queue.add(key, { rateLimited: true, priority: r.priority ?? priority });
+        const delay = this.#queue.add(key, { rateLimited: true, priority: r.priority ?? priority });
+        this.#book.note(key, { type: "requeue" }, now, now + delay);
         return "requeue";
       }
       this.#queue.forget(key);
@@ -319,8 +320,8 @@ export class Controller {
     }
     const attempt = this.#queue.numRequeues(key) + 1;
     log.warn({ ...timing, err: error, attempt }, "reconcile failed; retrying with backoff");
-    this.#book.note(key, { type: "retry", attempt, error: errorMessage(error) }, now);
-    this.#queue.add(key, { rateLimited: true, priority });
+    const delay = this.#queue.add(key, { rateLimited: true, priority });
+    this.#book.note(key, { type: "retry", attempt, error: errorMessage(error) }, now, now + delay);
     return "error";
   }
 
