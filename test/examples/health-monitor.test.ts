@@ -16,7 +16,11 @@ import { FakeClock, startTestServer, waitFor } from "kontroller/testing";
 import { healthMonitorController, SLOW } from "../../examples/health-monitor/controller.ts";
 import { HealthMonitor } from "../../examples/health-monitor/health-monitor.ts";
 
-const silent = { error() {}, warn() {}, info() {}, debug() {} };
+/** A logger that hands every line's fields and message to `onLine`. */
+function logTo(onLine: (fields: Record<string, unknown>, message: string) => void) {
+  const line = (fields: Record<string, unknown>, message: string) => onLine(fields, message);
+  return { error: line, warn: line, info: line, debug() {} };
+}
 
 /**
  * A probe target that records which monitor probed it (`?m=`), in order: `/healthy` answers
@@ -85,7 +89,12 @@ describe("example: health-monitor", { timeout: 30_000 }, () => {
     await create("z-urgent", "/healthy", true);
 
     const clock = new FakeClock();
-    const manager = new Manager({ client, logger: silent, clock });
+    // The first reconcile after a monitor is deleted: how it ended.
+    const afterDelete = Promise.withResolvers<string>();
+    const logger = logTo((fields, message) => {
+      if (String(fields.reason).startsWith("delete of HealthMonitor")) afterDelete.resolve(message);
+    });
+    const manager = new Manager({ client, logger, clock });
     const c = manager.add(
       healthMonitorController(manager, { concurrency: 1, now: () => clock.now() }),
     );
@@ -129,6 +138,10 @@ describe("example: health-monitor", { timeout: 30_000 }, () => {
       );
       assert.equal(again?.status?.consecutiveFailures, 0);
       assert.equal(target.probes.filter((m) => m === "z-urgent").length, 2);
+
+      // A deleted monitor is simply not probed again: its reconcile ends at once, no error.
+      await monitors.delete("a-slow-0");
+      assert.equal(await afterDelete.promise, "reconciled");
     } finally {
       target.release();
       stop.abort();
