@@ -238,9 +238,13 @@ describe("Controller", () => {
     assert.equal(calls.seen.length, 2, "nothing runs after stop");
   });
 
-  it("reports a throwing mapper and keeps going", async () => {
+  it("reports a throwing mapper, predicate or priority function, and keeps going", async () => {
     const calls = new Calls();
     let handlerErrors = 0;
+    const bug = (where: string, name: string) => (obj: KubeObject) => {
+      if (obj.metadata?.name === name) throw new Error(`${where} bug`);
+      return true;
+    };
     await using t = await setup(
       (request, ctx) => {
         calls.push(request, ctx);
@@ -254,14 +258,24 @@ describe("Controller", () => {
             },
           },
         ],
+        predicates: [{ create: bug("predicate", "bad-predicate") }],
+        priority: ({ object }) => (bug("priority", "bad-priority")(object) ? undefined : 0),
       },
       { ...noopControllerMetrics, handlerError: () => handlerErrors++ },
     );
     await t.c.start();
     await t.client.resource(secrets, { namespace: "default" }).create({ metadata: { name: "s" } });
-    await t.cms.create({ metadata: { name: "still-works" } });
+    for (const name of ["bad-predicate", "bad-priority", "still-works"]) {
+      await t.cms.create({ metadata: { name } });
+    }
     await calls.until((s) => s.some((c) => c.request.name === "still-works"));
-    assert.equal(handlerErrors, 1);
+    assert.equal(handlerErrors, 3);
+    // One worker, one priority: what was enqueued before "still-works" ran before it.
+    assert.deepEqual(
+      calls.seen.map((c) => c.request.name),
+      ["bad-priority", "still-works"],
+      "an event whose predicate threw is skipped; one whose priority threw keeps the default",
+    );
   });
 
   it("runs without a `for` kind, on keys from watches and enqueue()", async () => {
