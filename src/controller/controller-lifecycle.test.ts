@@ -14,8 +14,8 @@ import { configMaps, secrets } from "../resources/index.ts";
 import { FakeClock, startTestServer } from "../testing/index.ts";
 import { ItemExponentialFailureRateLimiter } from "../workqueue/index.ts";
 import { controller } from "./builder.ts";
-import { Calls, setup } from "./controller.test-helper.ts";
 import { Controller } from "./controller.ts";
+import { Calls, setup } from "./controller-fixtures.test.ts";
 import { noopControllerMetrics } from "./metrics.ts";
 
 /** Lets pending promise continuations and one turn of I/O run. Not a sleep: no time passes. */

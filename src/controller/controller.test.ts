@@ -7,8 +7,8 @@ import { configMaps, type Secret, secrets } from "../resources/index.ts";
 import { FakeClock, startTestServer } from "../testing/index.ts";
 import { ItemExponentialFailureRateLimiter } from "../workqueue/index.ts";
 import { controller } from "./builder.ts";
-import { Calls, setup } from "./controller.test-helper.ts";
 import { Controller } from "./controller.ts";
+import { Calls, setup } from "./controller-fixtures.test.ts";
 import { type ControllerMetrics, noopControllerMetrics } from "./metrics.ts";
 import { setControllerReference } from "./owner-references.ts";
 

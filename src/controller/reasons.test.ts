@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { FakeClock } from "../testing/index.ts";
 import { ItemExponentialFailureRateLimiter } from "../workqueue/index.ts";
-import { Calls, setup } from "./controller.test-helper.ts";
+import { Calls, setup } from "./controller-fixtures.test.ts";
 import { describeReason, ReasonBook } from "./reasons.ts";
 import type { ReconcileReason } from "./reconciler.ts";
 

@@ -1,3 +1,8 @@
+/**
+ * Fixtures shared by the controller's tests (no tests of its own). Named `*.test.ts` because
+ * it is test code: the layer rules let tests, and only tests, use kontroller/testing, and the
+ * build leaves it out.
+ */
 import { InformerFactory, type Logger, silentLogger } from "../cache/index.ts";
 import { createClient, type ResourceClient } from "../client/index.ts";
 import { type ConfigMap, configMaps } from "../resources/index.ts";
