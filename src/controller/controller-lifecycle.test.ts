@@ -17,6 +17,8 @@ import { controller } from "./builder.ts";
 import { Controller } from "./controller.ts";
 import { Calls, setup } from "./controller-fixtures.test.ts";
 import { noopControllerMetrics } from "./metrics.ts";
+import { describeReason } from "./reasons.ts";
+import type { ReconcileContext } from "./reconciler.ts";
 
 /** Lets pending promise continuations and one turn of I/O run. Not a sleep: no time passes. */
 async function settle(turns = 10): Promise<void> {
@@ -156,6 +158,66 @@ describe("Controller start and stop", () => {
     await stopping;
     assert.equal(calls.seen[0]!.ctx.signal.aborted, true, "its signal aborts at the end of it");
     assert.deepEqual(outcomes, ["error"], "and it counts as a failed reconcile");
+  });
+});
+
+describe("Controller priorities", () => {
+  it("queues resyncs at low priority, behind a fresh event", async () => {
+    await using server = await startTestServer({ controllers: false });
+    await using client = createClient({ url: server.url });
+    const cms = client.resource(configMaps, { namespace: "default" });
+    for (const name of ["a", "b"]) await cms.create({ metadata: { name } });
+    const clock = new FakeClock();
+    const factory = new InformerFactory({
+      client,
+      logger: silentLogger,
+      clock,
+      defaultResyncPeriodMs: 10_000,
+    });
+    const calls = new Calls();
+    const busy = gate();
+    // The priority function sees each event just before it is queued: the test waits on it.
+    const queued = new Calls();
+    const c = new Controller(
+      controller({
+        name: "resyncs",
+        for: configMaps,
+        priority: ({ event, object }) => {
+          queued.push({ name: `${event} ${object.metadata?.name}` }, {} as ReconcileContext);
+          return undefined; // the default
+        },
+        reconcile: async (request, ctx) => {
+          calls.push(request, ctx);
+          if (request.name === "blocker") await busy.promise;
+        },
+      }),
+      { factory, logger: silentLogger, clock },
+    );
+    c.connect();
+    const stop = new AbortController();
+    factory.start(stop.signal);
+    await c.start();
+    await calls.until((s) => s.length === 2);
+    // Hold the only worker; then the resync period passes, and a fresh object comes.
+    c.enqueue("default/blocker", { type: "requeue" });
+    await calls.until((s) => s.length === 3);
+    await clock.advanceAsync(10_000);
+    await queued.until((q) => q.filter((x) => x.request.name.startsWith("resync")).length === 2);
+    await cms.create({ metadata: { name: "fresh" } });
+    await queued.until((q) => q.some((x) => x.request.name === "add fresh"));
+    busy.open();
+    await calls.until((s) => s.length === 6);
+    assert.deepEqual(
+      calls.seen.slice(3).map((x) => [x.request.name, describeReason(x.ctx.reason)]),
+      [
+        ["fresh", "add of ConfigMap default/fresh"],
+        ["a", "resync of ConfigMap default/a"],
+        ["b", "resync of ConfigMap default/b"],
+      ],
+    );
+    await c.stop({ graceMs: 1000 });
+    stop.abort();
+    await factory.shutdown();
   });
 });
 
