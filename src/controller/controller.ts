@@ -221,52 +221,48 @@ export class Controller {
       reason: ReconcileReason;
     },
   ): Promise<Outcome> {
-    const ac = new AbortController();
-    // The grace period of stop is over: abort the reconcile's signal, and stop waiting for it.
-    let abandon!: (o: Outcome) => void;
-    const abandoned = new Promise<Outcome>((resolve) => {
-      abandon = resolve;
-    });
-    const onAbortAll = () => {
-      const reason: unknown = this.#abortAll.signal.reason;
-      ac.abort(reason);
-      abandon({ kind: "abandoned", error: reason });
-    };
-    this.#abortAll.signal.addEventListener("abort", onAbortAll, { once: true });
-    if (this.#abortAll.signal.aborted) onAbortAll();
-    const timeoutMs = this.#spec.reconcileTimeoutMs;
-    let cancelTimer = () => {};
-    let timedOut!: Promise<Outcome>;
-    if (timeoutMs !== undefined) {
-      timedOut = new Promise<Outcome>((resolve) => {
-        cancelTimer = this.#deps.clock.setTimer(timeoutMs, () => {
-          ac.abort(new ReconcileTimeoutError(key, timeoutMs));
-          resolve({ kind: "timeout" });
-        });
-      });
-    }
     let request: Request;
     try {
       request = splitKey(key);
     } catch (error) {
       return { kind: "error", error };
     }
+    // The outcome is whichever comes first: the reconcile settles, its timeout, or the end of
+    // stop's grace period (then it is abandoned: its signal aborts and nobody waits for it).
+    let finish!: (o: Outcome) => void;
+    const outcome = new Promise<Outcome>((resolve) => {
+      finish = resolve;
+    });
+    const ac = new AbortController();
+    const onAbortAll = () => {
+      const reason: unknown = this.#abortAll.signal.reason;
+      ac.abort(reason);
+      finish({ kind: "abandoned", error: reason });
+    };
+    this.#abortAll.signal.addEventListener("abort", onAbortAll, { once: true });
+    if (this.#abortAll.signal.aborted) onAbortAll();
+    const timeoutMs = this.#spec.reconcileTimeoutMs;
+    const cancelTimer =
+      timeoutMs === undefined
+        ? undefined
+        : this.#deps.clock.setTimer(timeoutMs, () => {
+            ac.abort(new ReconcileTimeoutError(key, timeoutMs));
+            finish({ kind: "timeout" });
+          });
     const running = (async () => this.#spec.reconcile(request, { ...ctx, signal: ac.signal }))();
-    const settled = running.then(
-      (result): Outcome => ({ kind: "ok", result: result ?? undefined }),
-      (error: unknown): Outcome => ({ kind: "error", error }),
+    running.then(
+      (result) => finish({ kind: "ok", result: result ?? undefined }),
+      (error: unknown) => finish({ kind: "error", error }),
     );
     try {
-      const outcome = await Promise.race(
-        timeoutMs === undefined ? [settled, abandoned] : [settled, timedOut, abandoned],
-      );
-      if (outcome.kind === "timeout") {
-        const z = settled.finally(() => this.#zombies.delete(key));
+      const o = await outcome;
+      if (o.kind === "timeout") {
+        const z = running.then(noop, noop).finally(() => this.#zombies.delete(key));
         this.#zombies.set(key, z);
       }
-      return outcome;
+      return o;
     } finally {
-      cancelTimer();
+      cancelTimer?.();
       this.#abortAll.signal.removeEventListener("abort", onAbortAll);
     }
   }
@@ -344,3 +340,5 @@ export class Controller {
     });
   }
 }
+
+function noop(): void {}

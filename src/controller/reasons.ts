@@ -2,10 +2,11 @@ import type { ReconcileReason } from "./reconciler.ts";
 
 const MAX_REASONS = 16;
 
-interface Noted {
-  reason: ReconcileReason;
-  /** When the reason makes the key ready: when noted, or when its delay ends. */
-  dueMs: number;
+interface Entry {
+  /** The reasons, in the order noted. */
+  reasons: ReconcileReason[];
+  /** When each reason makes the key ready: when noted, or when its delay ends. */
+  dues: number[];
 }
 
 /**
@@ -23,14 +24,18 @@ interface Noted {
  * reason made the key ready, not from when a delay was asked for.
  */
 export class ReasonBook {
-  readonly #entries = new Map<string, Noted[]>();
+  readonly #entries = new Map<string, Entry>();
 
   /** Notes a reason for `key` at time `nowMs`, making it ready at `dueMs` (default: now). */
   note(key: string, reason: ReconcileReason, nowMs: number, dueMs = nowMs): void {
-    const noted = { reason, dueMs: Math.max(nowMs, dueMs) };
+    const due = Math.max(dueMs, nowMs);
     const e = this.#entries.get(key);
-    if (e === undefined) this.#entries.set(key, [noted]);
-    else if (e.length < MAX_REASONS) e.push(noted);
+    if (e === undefined) {
+      this.#entries.set(key, { reasons: [reason], dues: [due] });
+    } else if (e.reasons.length < MAX_REASONS) {
+      e.reasons.push(reason);
+      e.dues.push(due);
+    }
   }
 
   /**
@@ -40,15 +45,21 @@ export class ReasonBook {
    */
   take(key: string, nowMs: number): { reasons: ReconcileReason[]; waitedMs: number } {
     const e = this.#entries.get(key);
-    this.#entries.delete(key);
     if (e === undefined) return { reasons: [{ type: "requeue" }], waitedMs: 0 };
-    let due = e.filter((n) => n.dueMs <= nowMs);
-    if (due.length === 0) {
-      const first = Math.min(...e.map((n) => n.dueMs));
-      due = e.filter((n) => n.dueMs === first);
+    this.#entries.delete(key);
+    let since = Number.POSITIVE_INFINITY;
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const d of e.dues) {
+      if (d <= nowMs && d < since) since = d;
+      if (d < earliest) earliest = d;
     }
-    const since = Math.min(...due.map((n) => n.dueMs));
-    return { reasons: due.map((n) => n.reason), waitedMs: Math.max(0, nowMs - since) };
+    if (since === Number.POSITIVE_INFINITY) since = earliest; // none due yet: the earliest fired
+    const bound = Math.max(since, nowMs);
+    // The common case: every reason is due (no delay was overtaken).
+    const reasons = e.dues.every((d) => d <= bound)
+      ? e.reasons
+      : e.reasons.filter((_, i) => e.dues[i]! <= bound);
+    return { reasons, waitedMs: Math.max(0, nowMs - since) };
   }
 
   /** Forgets `key` (its queue entry was dropped at shutdown). */
