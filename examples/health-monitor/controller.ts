@@ -10,7 +10,7 @@ import {
   generationChanged,
   type Manager,
 } from "kontroller/controller";
-import { toTime } from "kontroller/core";
+import { isNotFound, toTime } from "kontroller/core";
 import { HealthMonitor } from "./health-monitor.ts";
 
 /** Lane priorities: ≥ 0 is the fast lane of a two-lane queue. */
@@ -62,8 +62,14 @@ export function healthMonitorController(
     concurrency: options.concurrency ?? 4,
     priority: ({ object }) => ((object as HealthMonitor).spec?.active ? FAST : SLOW),
     reconcile: async ({ namespace, name }, { signal }) => {
-      const m = lister.namespace(namespace ?? "default").get(name);
-      if (m === undefined || m.metadata.deletionTimestamp) return;
+      let m: HealthMonitor;
+      try {
+        m = lister.namespace(namespace ?? "default").get(name);
+      } catch (err) {
+        if (isNotFound(err)) return; // deleted: no more probes
+        throw err;
+      }
+      if (m.metadata.deletionTimestamp) return;
       const result = await probe(
         m.spec.url,
         AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),

@@ -16,7 +16,7 @@ import {
   removeFinalizer,
   setControllerReference,
 } from "kontroller/controller";
-import { toTime } from "kontroller/core";
+import { isNotFound, toTime } from "kontroller/core";
 import { type Namespace, namespaces } from "kontroller/resources";
 import { User } from "./user.ts";
 
@@ -63,8 +63,14 @@ export function userNamespaceController(
     for: User,
     owns: [namespaces],
     reconcile: async ({ name }, { log, signal }) => {
-      let user = userLister.get(name);
-      if (user === undefined) return; // gone: the garbage collector removes its namespace
+      let user: User;
+      try {
+        user = userLister.get(name);
+      } catch (err) {
+        // Gone: nothing to do (the garbage collector removes its namespace).
+        if (isNotFound(err)) return;
+        throw err;
+      }
 
       if (user.metadata.deletionTimestamp) {
         if (hasFinalizer(user, CLEANUP_FINALIZER)) {

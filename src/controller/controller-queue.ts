@@ -1,7 +1,9 @@
 import type { Clock } from "../core/index.ts";
 import {
+  defaultControllerRateLimiter,
   FairStrategy,
   FifoStrategy,
+  ItemExponentialFailureRateLimiter,
   type MetricsProvider,
   PriorityQueue,
   type QueueSnapshot,
@@ -39,7 +41,11 @@ export interface EnqueueOptions {
 
 /** The one queue shape the controller drives, whatever the kind. */
 export interface ControllerQueue {
-  add(key: string, options?: EnqueueOptions): void;
+  /**
+   * Queues `key`, now or after a delay (`afterMs`, or the rate limiter's for `rateLimited`);
+   * returns that delay in ms (0: now), so that the caller knows when the key is due.
+   */
+  add(key: string, options?: EnqueueOptions): number;
   get(signal?: AbortSignal): Promise<{ key: string; priority: number } | undefined>;
   done(key: string): void;
   forget(key: string): void;
@@ -58,8 +64,22 @@ export interface QueueSettings {
   rateLimiter?: RateLimiter<string>;
 }
 
-/** Builds the queue of a controller. */
-export function makeControllerQueue(kind: QueueKind, settings: QueueSettings): ControllerQueue {
+/**
+ * Builds the queue of a controller. The rate limiter is resolved here (the queue kind's default
+ * when none is given: per item 5 ms → 1000 s for the priority queue, client-go's controller
+ * default for the others) and shared with the queue, so that `add` knows the delay it asks for.
+ */
+export function makeControllerQueue(kind: QueueKind, given: QueueSettings): ControllerQueue {
+  const settings: QueueSettings & { rateLimiter: RateLimiter<string> } = {
+    ...given,
+    rateLimiter:
+      given.rateLimiter ??
+      (kind === "priority"
+        ? new ItemExponentialFailureRateLimiter<string>({ baseDelayMs: 5, maxDelayMs: 1_000_000 })
+        : defaultControllerRateLimiter<string>(
+            given.clock === undefined ? {} : { clock: given.clock },
+          )),
+  };
   if (kind === "priority") return priorityQueue(settings);
   if (kind === "two-lane") {
     // A key's lane is decided when it is added; the strategy asks when it pushes or touches it.
@@ -103,10 +123,27 @@ function adapt(q: RateLimitingQueue<string>, varying: Varying): ControllerQueue 
   };
 }
 
-function priorityQueue(settings: QueueSettings): ControllerQueue {
+/** The delay `o` asks for: the rate limiter's (counting a failure) or `afterMs`; the shorter. */
+function delayOf(
+  key: string,
+  o: EnqueueOptions,
+  limiter: RateLimiter<string>,
+  shuttingDown: boolean,
+): number {
+  const after = Math.max(0, o.afterMs ?? 0);
+  if (o.rateLimited !== true || shuttingDown) return after;
+  const limited = limiter.when(key);
+  return after > 0 ? Math.min(after, limited) : limited;
+}
+
+function priorityQueue(settings: QueueSettings & { rateLimiter: RateLimiter<string> }) {
   const q = new PriorityQueue<string>(settings);
   return adapt(q, {
-    add: (key, o = {}) => q.add(key, o),
+    add: (key, o = {}) => {
+      const afterMs = delayOf(key, o, settings.rateLimiter, q.shuttingDown);
+      q.add(key, { priority: o.priority ?? 0, afterMs });
+      return afterMs;
+    },
     get: async (signal) => {
       const got = await q.getWithPriority({ signal });
       return got === undefined ? undefined : { key: got.item, priority: got.priority };
@@ -117,7 +154,7 @@ function priorityQueue(settings: QueueSettings): ControllerQueue {
 
 function strategyQueue(
   strategy: QueueStrategy<string>,
-  settings: QueueSettings,
+  settings: QueueSettings & { rateLimiter: RateLimiter<string> },
   onAdd: (key: string, priority: number) => void = () => {},
   onTake: (key: string) => void = () => {},
   laneOf?: (key: string) => number,
@@ -126,9 +163,10 @@ function strategyQueue(
   return adapt(q, {
     add(key, o = {}) {
       onAdd(key, o.priority ?? 0);
-      if (o.rateLimited) q.addRateLimited(key);
-      else if ((o.afterMs ?? 0) > 0) q.addAfter(key, o.afterMs!);
+      const afterMs = delayOf(key, o, settings.rateLimiter, q.shuttingDown);
+      if (afterMs > 0) q.addAfter(key, afterMs);
       else q.add(key);
+      return afterMs;
     },
     get: async (signal) => {
       const key = await q.get({ signal });

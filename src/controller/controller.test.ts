@@ -1,72 +1,16 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { InformerFactory, type Logger, silentLogger } from "../cache/index.ts";
-import { createClient, type ResourceClient } from "../client/index.ts";
+import { InformerFactory, silentLogger } from "../cache/index.ts";
+import { createClient } from "../client/index.ts";
 import { type KubeObject, TerminalError } from "../core/index.ts";
-import { type ConfigMap, configMaps, type Secret, secrets } from "../resources/index.ts";
+import { configMaps, type Secret, secrets } from "../resources/index.ts";
 import { FakeClock, startTestServer } from "../testing/index.ts";
 import { ItemExponentialFailureRateLimiter } from "../workqueue/index.ts";
 import { controller } from "./builder.ts";
 import { Controller } from "./controller.ts";
+import { Calls, setup } from "./controller-fixtures.test.ts";
 import { type ControllerMetrics, noopControllerMetrics } from "./metrics.ts";
 import { setControllerReference } from "./owner-references.ts";
-import type { ReconcileContext, Reconciler, Request } from "./reconciler.ts";
-
-/** Resolves when `predicate` holds for the calls seen so far; checked on every call. */
-class Calls {
-  readonly seen: { request: Request; ctx: ReconcileContext }[] = [];
-  #waiters: { test: () => boolean; resolve: () => void }[] = [];
-
-  push(request: Request, ctx: ReconcileContext): void {
-    this.seen.push({ request, ctx });
-    this.#waiters = this.#waiters.filter((w) => {
-      if (!w.test()) return true;
-      w.resolve();
-      return false;
-    });
-  }
-
-  until(test: (seen: Calls["seen"]) => boolean): Promise<void> {
-    if (test(this.seen)) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push({ test: () => test(this.seen), resolve }));
-  }
-}
-
-async function setup(
-  reconcile: Reconciler,
-  extra: Partial<Parameters<typeof controller>[0]> = {},
-  metrics?: ControllerMetrics,
-  clock?: FakeClock,
-  seed: (cms: ResourceClient<ConfigMap>) => Promise<unknown> = async () => {},
-  logger: Logger = silentLogger,
-) {
-  const server = await startTestServer();
-  const client = createClient({ url: server.url });
-  await seed(client.resource(configMaps, { namespace: "default" }));
-  const factory = new InformerFactory({ client, logger });
-  const spec = controller({ name: "test", for: configMaps, reconcile, ...extra });
-  const c = new Controller(spec, {
-    factory,
-    logger,
-    metrics: metrics ?? noopControllerMetrics,
-    ...(clock ? { clock } : {}),
-  });
-  c.connect();
-  const stop = new AbortController();
-  factory.start(stop.signal);
-  return {
-    client,
-    c,
-    cms: client.resource(configMaps, { namespace: "default" }),
-    async [Symbol.asyncDispose]() {
-      await c.stop({ graceMs: 1000 });
-      stop.abort();
-      await factory.shutdown();
-      await client.close();
-      await server.close();
-    },
-  };
-}
 
 describe("Controller", () => {
   it("reconciles the initial list at low priority, then fresh events, saying why", async () => {
@@ -294,9 +238,13 @@ describe("Controller", () => {
     assert.equal(calls.seen.length, 2, "nothing runs after stop");
   });
 
-  it("reports a throwing mapper and keeps going", async () => {
+  it("reports a throwing mapper, predicate or priority function, and keeps going", async () => {
     const calls = new Calls();
     let handlerErrors = 0;
+    const bug = (where: string, name: string) => (obj: KubeObject) => {
+      if (obj.metadata?.name === name) throw new Error(`${where} bug`);
+      return true;
+    };
     await using t = await setup(
       (request, ctx) => {
         calls.push(request, ctx);
@@ -310,14 +258,24 @@ describe("Controller", () => {
             },
           },
         ],
+        predicates: [{ create: bug("predicate", "bad-predicate") }],
+        priority: ({ object }) => (bug("priority", "bad-priority")(object) ? undefined : 0),
       },
       { ...noopControllerMetrics, handlerError: () => handlerErrors++ },
     );
     await t.c.start();
     await t.client.resource(secrets, { namespace: "default" }).create({ metadata: { name: "s" } });
-    await t.cms.create({ metadata: { name: "still-works" } });
+    for (const name of ["bad-predicate", "bad-priority", "still-works"]) {
+      await t.cms.create({ metadata: { name } });
+    }
     await calls.until((s) => s.some((c) => c.request.name === "still-works"));
-    assert.equal(handlerErrors, 1);
+    assert.equal(handlerErrors, 3);
+    // One worker, one priority: what was enqueued before "still-works" ran before it.
+    assert.deepEqual(
+      calls.seen.map((c) => c.request.name),
+      ["bad-priority", "still-works"],
+      "an event whose predicate threw is skipped; one whose priority threw keeps the default",
+    );
   });
 
   it("runs without a `for` kind, on keys from watches and enqueue()", async () => {

@@ -41,7 +41,9 @@ export class ReconcileTimeoutError extends Error {
 type Outcome =
   | { kind: "ok"; result: ReconcileResult | undefined }
   | { kind: "error"; error: unknown }
-  | { kind: "timeout" };
+  | { kind: "timeout" }
+  /** Still running when the grace period of `stop` ended: left behind, so that stop returns. */
+  | { kind: "abandoned"; error: unknown };
 
 /**
  * A running controller: event sources feed its queue; `concurrency` workers take keys and call
@@ -51,7 +53,8 @@ type Outcome =
  * timed out and its promise still runs (the key waits for it); workers start only once every
  * informer this controller reads has synced and every handler has seen its initial list; a key's
  * backoff resets after a success; a reconciler that throws anything, rejects, never settles or
- * throws synchronously is a failure like any other, never a crash.
+ * throws synchronously is a failure like any other, never a crash; `stop` returns within its grace
+ * period even if a reconcile ignores its aborted signal (that reconcile is abandoned, not awaited).
  */
 export class Controller {
   readonly name: string;
@@ -160,7 +163,8 @@ export class Controller {
       if (this.#stopping && !this.#drainQueued) return;
       const got = await this.#queue.get();
       if (got === undefined) return;
-      if (this.#stopping && !this.#drainQueued) {
+      // Stopping without draining, or the grace period is over: what is queued is dropped.
+      if (this.#stopping && (!this.#drainQueued || this.#abortAll.signal.aborted)) {
         this.#book.forget(got.key);
         this.#queue.done(got.key);
         return;
@@ -193,14 +197,16 @@ export class Controller {
       reason: describeReason(reason),
     });
     const outcome = await this.#run(key, { reasons, waitedMs, reconcileId, log, reason });
-    const seconds = (clock.now() - start) / 1000;
-    metrics.reconcileTime(seconds);
+    const durationMs = clock.now() - start;
+    metrics.reconcileTime(durationMs / 1000);
     this.#active--;
     metrics.activeWorkers(this.#active);
-    const label = this.#settle(key, priority, outcome, log);
+    // Every reconcile ends with one log line carrying its reason (bound above), how long the
+    // key waited in the queue and how long the reconcile took.
+    const timing = { waitedMs, durationMs };
+    const label = this.#settle(key, priority, outcome, log, timing);
     metrics.reconciled(label);
-    const durationMs = clock.now() - start;
-    if (outcome.kind === "ok") log.info({ waitedMs, durationMs, result: label }, "reconciled");
+    if (outcome.kind === "ok") log.info({ ...timing, result: label }, "reconciled");
     this.#queue.done(key);
   }
 
@@ -215,67 +221,87 @@ export class Controller {
       reason: ReconcileReason;
     },
   ): Promise<Outcome> {
-    const ac = new AbortController();
-    const onAbortAll = () => ac.abort(this.#abortAll.signal.reason);
-    this.#abortAll.signal.addEventListener("abort", onAbortAll, { once: true });
-    if (this.#abortAll.signal.aborted) onAbortAll();
-    const timeoutMs = this.#spec.reconcileTimeoutMs;
-    let cancelTimer = () => {};
-    let timedOut!: Promise<Outcome>;
-    if (timeoutMs !== undefined) {
-      timedOut = new Promise<Outcome>((resolve) => {
-        cancelTimer = this.#deps.clock.setTimer(timeoutMs, () => {
-          ac.abort(new ReconcileTimeoutError(key, timeoutMs));
-          resolve({ kind: "timeout" });
-        });
-      });
-    }
     let request: Request;
     try {
       request = splitKey(key);
     } catch (error) {
       return { kind: "error", error };
     }
+    // The outcome is whichever comes first: the reconcile settles, its timeout, or the end of
+    // stop's grace period (then it is abandoned: its signal aborts and nobody waits for it).
+    let finish!: (o: Outcome) => void;
+    const outcome = new Promise<Outcome>((resolve) => {
+      finish = resolve;
+    });
+    const ac = new AbortController();
+    const onAbortAll = () => {
+      const reason: unknown = this.#abortAll.signal.reason;
+      ac.abort(reason);
+      finish({ kind: "abandoned", error: reason });
+    };
+    this.#abortAll.signal.addEventListener("abort", onAbortAll, { once: true });
+    if (this.#abortAll.signal.aborted) onAbortAll();
+    const timeoutMs = this.#spec.reconcileTimeoutMs;
+    const cancelTimer =
+      timeoutMs === undefined
+        ? undefined
+        : this.#deps.clock.setTimer(timeoutMs, () => {
+            ac.abort(new ReconcileTimeoutError(key, timeoutMs));
+            finish({ kind: "timeout" });
+          });
     const running = (async () => this.#spec.reconcile(request, { ...ctx, signal: ac.signal }))();
-    const settled = running.then(
-      (result): Outcome => ({ kind: "ok", result: result ?? undefined }),
-      (error: unknown): Outcome => ({ kind: "error", error }),
+    running.then(
+      (result) => finish({ kind: "ok", result: result ?? undefined }),
+      (error: unknown) => finish({ kind: "error", error }),
     );
     try {
-      const outcome =
-        timeoutMs === undefined ? await settled : await Promise.race([settled, timedOut]);
-      if (outcome.kind === "timeout") {
-        const z = settled.finally(() => this.#zombies.delete(key));
+      const o = await outcome;
+      if (o.kind === "timeout") {
+        const z = running.then(noop, noop).finally(() => this.#zombies.delete(key));
         this.#zombies.set(key, z);
       }
-      return outcome;
+      return o;
     } finally {
-      cancelTimer();
+      cancelTimer?.();
       this.#abortAll.signal.removeEventListener("abort", onAbortAll);
     }
   }
 
   /** Requeues or forgets the key as the outcome says; returns the metrics label. */
-  #settle(key: string, priority: number, outcome: Outcome, log: Logger): ReconcileOutcome {
+  #settle(
+    key: string,
+    priority: number,
+    outcome: Outcome,
+    log: Logger,
+    timing: { waitedMs: number; durationMs: number },
+  ): ReconcileOutcome {
     const { metrics, clock } = this.#deps;
     const now = clock.now();
     if (outcome.kind === "ok") {
       const r = outcome.result;
       if (r?.requeueAfterMs !== undefined && r.requeueAfterMs > 0) {
         this.#queue.forget(key);
-        this.#book.note(key, { type: "requeue-after", afterMs: r.requeueAfterMs }, now);
-        this.#queue.add(key, { afterMs: r.requeueAfterMs, priority: r.priority ?? priority });
+        const afterMs = r.requeueAfterMs;
+        const delay = this.#queue.add(key, { afterMs, priority: r.priority ?? priority });
+        this.#book.note(key, { type: "requeue-after", afterMs }, now, now + delay);
         return "requeue_after";
       }
       if (r?.requeue === true) {
-        this.#book.note(key, { type: "requeue" }, now);
-        this.#queue.add(key, { rateLimited: true, priority: r.priority ?? priority });
+        const delay = this.#queue.add(key, { rateLimited: true, priority: r.priority ?? priority });
+        this.#book.note(key, { type: "requeue" }, now, now + delay);
         return "requeue";
       }
       this.#queue.forget(key);
       return "success";
     }
     metrics.reconcileError();
+    if (outcome.kind === "abandoned") {
+      log.warn(
+        { ...timing, err: outcome.error },
+        "reconcile still running when the grace period ended; abandoned, not awaited",
+      );
+      return "error";
+    }
     const error =
       outcome.kind === "timeout"
         ? new Error(`timed out after ${this.#spec.reconcileTimeoutMs} ms`)
@@ -284,14 +310,14 @@ export class Controller {
     if (isTerminal(error)) {
       metrics.terminalError();
       this.#queue.forget(key);
-      log.error({ err: error }, "reconcile failed with a terminal error; not retrying");
+      log.error({ ...timing, err: error }, "reconcile failed with a terminal error; not retrying");
       this.#recordTerminal(key, error);
       return "error";
     }
     const attempt = this.#queue.numRequeues(key) + 1;
-    log.warn({ err: error, attempt }, "reconcile failed; retrying with backoff");
-    this.#book.note(key, { type: "retry", attempt, error: errorMessage(error) }, now);
-    this.#queue.add(key, { rateLimited: true, priority });
+    log.warn({ ...timing, err: error, attempt }, "reconcile failed; retrying with backoff");
+    const delay = this.#queue.add(key, { rateLimited: true, priority });
+    this.#book.note(key, { type: "retry", attempt, error: errorMessage(error) }, now, now + delay);
     return "error";
   }
 
@@ -314,3 +340,5 @@ export class Controller {
     });
   }
 }
+
+function noop(): void {}

@@ -15,7 +15,9 @@ export interface ObjectRef {
 
 /**
  * Why a reconcile runs. Events on the same key coalesce while it waits in the queue; the
- * reconcile gets all of them (`ctx.reasons`) and the first (`ctx.reason`).
+ * reconcile gets all of them (`ctx.reasons`) and the first (`ctx.reason`). A requeue-after or a
+ * retry counts from when its delay ends; one that an event overtook (the queue then cancels the
+ * delay) is not a reason of the reconcile the event caused.
  */
 export type ReconcileReason =
   | {
@@ -36,11 +38,11 @@ export interface ReconcileContext {
   signal: AbortSignal;
   /** A logger with the controller, key, reconcile id and reason bound. */
   log: Logger;
-  /** Why this reconcile runs (the first reason since the key was queued). */
+  /** Why this reconcile runs: the first reason that made the key ready. */
   reason: ReconcileReason;
-  /** Every reason since the key was queued, oldest first (at most 16 kept). */
+  /** Every reason that made the key ready since it was queued, oldest first (at most 16 kept). */
   reasons: readonly ReconcileReason[];
-  /** How long the key waited in the queue before this reconcile, in ms. */
+  /** How long the key waited in the queue, ready, before this reconcile, in ms. */
   waitedMs: number;
   /** Unique per reconcile, in every log line. */
   reconcileId: string;

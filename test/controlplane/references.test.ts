@@ -1,6 +1,6 @@
 /**
  * Owner references the garbage collector must judge: owners in another namespace, namespaced
- * owners of cluster-scoped objects, owners that never existed or were recreated, and owners of
+ * owners of cluster-scoped objects, cluster-scoped owners of namespaced objects (valid), owners that never existed or were recreated, and owners of
  * a kind the server serves only later (discovery of a new CRD).
  */
 import assert from "node:assert/strict";
@@ -82,6 +82,49 @@ describe("garbage collector: references", { timeout: 60_000 }, () => {
     const g = await client.resource(gadgets).get("g");
     assert.equal(g.metadata?.deletionTimestamp, undefined);
     assert.equal(g.metadata?.ownerReferences?.[0]?.uid, owner.metadata?.uid);
+  });
+
+  it("lets namespaced objects in any namespace have a cluster-scoped owner, and collects them with it", async () => {
+    await using s = await startTestServer();
+    await using client = createClient({ url: s.url });
+    await installCrds(client, gadgets);
+    await client.resource(namespaces).create({ metadata: { name: "other" } });
+    const owner = await client.resource(gadgets).create({
+      apiVersion: "example.com/v1",
+      kind: "Gadget",
+      metadata: { name: "owner" },
+    });
+    const kept = await client.resource(gadgets).create({
+      apiVersion: "example.com/v1",
+      kind: "Gadget",
+      metadata: { name: "kept" },
+    });
+    await using view = await ClusterView.start(s.url, [configMaps, gadgets, eventsV1]);
+    for (const namespace of ["default", "other"]) {
+      await client
+        .resource(configMaps)
+        .create({ metadata: { name: "dep", namespace, ownerReferences: [ownerRef(owner)] } });
+      await client.resource(configMaps).create({
+        metadata: { name: "two", namespace, ownerReferences: [ownerRef(owner), ownerRef(kept)] },
+      });
+    }
+    await client.resource(gadgets).delete("owner");
+    const inBoth = (name: string) =>
+      view.list("ConfigMap").filter((o) => o.metadata?.name === name);
+    await view.until(
+      () =>
+        inBoth("dep").length === 0 &&
+        inBoth("two").every((o) => o.metadata?.ownerReferences?.length === 1),
+      "the dependents of the deleted Gadget to go, in both namespaces; the shared ones to stay",
+    );
+    assert.deepEqual(
+      inBoth("two").map((o) => [o.metadata?.namespace, o.metadata?.ownerReferences?.[0]?.name]),
+      [
+        ["default", "kept"],
+        ["other", "kept"],
+      ],
+    );
+    assert.equal(warned(view, "dep") || warned(view, "two"), false, "valid references: no warning");
   });
 
   it("collects dependents of owners that never existed or were replaced", async () => {

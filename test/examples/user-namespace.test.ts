@@ -24,7 +24,11 @@ import {
 } from "../../examples/user-namespace/controller.ts";
 import { User } from "../../examples/user-namespace/user.ts";
 
-const silent = { error() {}, warn() {}, info() {}, debug() {} };
+/** A logger that hands every line's fields and message to `onLine`. */
+function logTo(onLine: (fields: Record<string, unknown>, message: string) => void) {
+  const line = (fields: Record<string, unknown>, message: string) => onLine(fields, message);
+  return { error: line, warn: line, info: line, debug() {} };
+}
 
 function kubectl(kubeconfig: string, args: string[], input?: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -49,7 +53,12 @@ describe("example: user-namespace", { timeout: 30_000 }, () => {
     await kubectl(kc, ["apply", "-f", "-"], JSON.stringify(User.crd()));
     await waitFor(client.resource(User), "nobody", (u) => u === undefined); // the new resource is served
 
-    const manager = new Manager({ client, logger: silent });
+    // The first reconcile after the User is gone: how it ended.
+    const afterDelete = Promise.withResolvers<string>();
+    const logger = logTo((fields, message) => {
+      if (fields.reason === "delete of User ann") afterDelete.resolve(message);
+    });
+    const manager = new Manager({ client, logger });
     manager.add(userNamespaceController(manager, { dataDir }));
     const stop = new AbortController();
     const running = manager.start(stop.signal);
@@ -107,6 +116,7 @@ describe("example: user-namespace", { timeout: 30_000 }, () => {
       await kubectl(kc, ["delete", "user", "ann", "--wait=false"]);
       await waitFor(client.resource(User), "ann", (u) => u === undefined);
       assert.equal(existsSync(join(dataDir, "ann")), false, "the external state is gone");
+      assert.equal(await afterDelete.promise, "reconciled", "a User that is gone is no error");
       // Nothing in the example deletes namespaces: only the garbage collector can (the User,
       // its controller owner, is gone), and only the namespace controller can finish it.
       await waitFor(client.resource(namespaces), "user-ann", (n) => n === undefined, {
