@@ -124,6 +124,8 @@ export async function handleResource(
   const namespacedKind = isNamespaced(served.def);
   if (!namespacedKind && r.namespaced) notFound();
   if (r.subresource !== "" && !served.subresources.includes(r.subresource)) notFound();
+  const warning = served.custom?.deprecationWarning;
+  if (warning !== undefined) res.setHeader("Warning", warningHeader(warning));
   const store = served.store;
   const method = req.method ?? "GET";
   const ns = r.namespace;
@@ -165,6 +167,11 @@ export async function handleResource(
   if (method === "POST") {
     if (r.subresource !== "") return createSubresource(res, served, r, query, req);
     if (r.name !== "") methodNotAllowed(method, what);
+    if (served.custom?.terminating) {
+      throw errors.methodNotAllowed(
+        "create not allowed while custom resource definition is terminating",
+      );
+    }
     const dryRun = dryRunOf(query);
     const strict = checkFieldValidation(query);
     const output = negotiate(req.headers.accept, false);
@@ -278,6 +285,14 @@ export async function handleResource(
   }
 
   methodNotAllowed(method, what);
+}
+
+/**
+ * A `Warning` header value as kube writes one (RFC 7234 code 299, no agent): kubectl prints
+ * `Warning: <text>`.
+ */
+function warningHeader(text: string): string {
+  return `299 - ${JSON.stringify(text)}`;
 }
 
 /** The verb of a method on one object's subresource. */

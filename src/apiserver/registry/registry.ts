@@ -73,6 +73,15 @@ export interface CustomResourceInfo {
   };
   /** The version's schema (for OpenAPI). */
   readonly schema?: unknown;
+  /** The CRD's storage version (discovery's storageVersionHash is computed from it). */
+  readonly storageVersion: string;
+  /**
+   * The CRD is being deleted: creates are refused (405) and discovery lists only the verbs
+   * that read or delete, while its custom resources are removed.
+   */
+  readonly terminating?: boolean;
+  /** Set for a deprecated version: the text of the warning every request to it gets. */
+  readonly deprecationWarning?: string;
 }
 
 /** Options of {@link Registry}. */
