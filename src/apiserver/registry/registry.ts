@@ -35,6 +35,7 @@ import {
   eventFromV1,
   eventStrategy,
   eventToV1,
+  eventV1Strategy,
   leaseStrategy,
 } from "./strategies/events-leases.ts";
 import { namespaceStrategy, SYSTEM_NAMESPACES } from "./strategies/namespace.ts";
@@ -360,7 +361,7 @@ function builtinSpecs(): BuiltinSpec[] {
     { def: events, strategy: eventStrategy, prefix: "/registry/events/" },
     {
       def: eventsV1,
-      strategy: eventStrategy,
+      strategy: eventV1Strategy,
       prefix: "/registry/events/",
       encoder: eventsV1Encoder,
       fromStorage: eventToV1,

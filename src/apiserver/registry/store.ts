@@ -209,6 +209,7 @@ export class Store {
       object,
       validateObjectMeta(meta, this.#o.strategy.nameRule ?? "subdomain", isNamespaced(this.def)),
       this.#o.strategy.validate?.(object),
+      this.#o.strategy.validateCreate?.(object),
     );
     if (isNamespaced(this.def))
       await this.#o.admitNamespace?.(namespace, this.#gr, meta.name ?? "");
