@@ -115,6 +115,30 @@ describe("kubectl against the embedded API server", () => {
     assert.match(await fails("get", "cm", "held"), /NotFound/);
   });
 
+  it("reports the server's version without a skew warning, and dry-runs a delete on the server", async () => {
+    const { stdout, stderr } = await run(
+      "kubectl",
+      ["--kubeconfig", s.kubeconfigPath, "version", "-o", "json"],
+      { env: { ...process.env, KUBECACHEDIR: join(dir, "cache"), HOME: dir }, timeout: 30_000 },
+    );
+    assert.match(JSON.parse(stdout).serverVersion.gitVersion, /^v1\.32\.\d+$/);
+    assert.equal(
+      stderr,
+      "",
+      "no warning (kubectl warns when the minor versions are too far apart)",
+    );
+    await kubectl(
+      "create",
+      "-f",
+      await file("dry.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dry\n"),
+    );
+    assert.match(
+      await kubectl("delete", "cm", "dry", "--dry-run=server"),
+      /deleted \(server dry run\)/,
+    );
+    assert.match(await kubectl("get", "cm", "dry", "-o", "name"), /configmap\/dry/);
+  });
+
   it("lists api-resources and watches with get -w", async () => {
     const resources = await kubectl("api-resources");
     for (const r of [
@@ -206,6 +230,10 @@ spec:
       "apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g2\nspec:\n  size: 1\n  extra: true\n",
     );
     assert.match(await fails("create", "-f", strict), /unknown field "spec.extra"/);
+    // explain reads the CRD's schema from the group-version's OpenAPI v3 document.
+    const explained = await kubectl("explain", "gadgets.spec");
+    assert.match(explained, /KIND:\s+Gadget/);
+    assert.match(explained, /size\s+<integer>/);
     assert.match(await kubectl("delete", "gadget", "g1"), /deleted/);
   });
 
