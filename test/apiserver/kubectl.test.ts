@@ -76,6 +76,22 @@ describe("kubectl against the embedded API server", () => {
     );
     assert.match(await kubectl("create", "-f", deploy), /deployment.apps\/app created/);
     assert.match(await kubectl("get", "deploy"), /app\s+0\/1\s+0\s+0/);
+    // kubectl validates strictly by default: an unknown field of a built-in kind is an error;
+    // with --validate=warn it is dropped and reported.
+    const typo = await file(
+      "typo.yaml",
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: typo\ndat:\n  a: '1'\n",
+    );
+    assert.match(
+      await fails("create", "-f", typo),
+      /ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "dat"/,
+    );
+    const { stderr } = await run(
+      "kubectl",
+      ["--kubeconfig", s.kubeconfigPath, "create", "--validate=warn", "-f", typo],
+      { env: { ...process.env, KUBECACHEDIR: join(dir, "cache"), HOME: dir }, timeout: 30_000 },
+    );
+    assert.match(stderr, /Warning: unknown field "dat"/);
     const bad = await file(
       "bad.yaml",
       "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Bad_Name\n",

@@ -103,6 +103,89 @@ describe("API server over HTTP: write options", () => {
   });
 });
 
+describe("API server over HTTP: unknown fields of built-in kinds", () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({ controllers: false });
+  });
+  after(() => s.close());
+
+  const typo = (name: string) => ({
+    metadata: { name, colour: "red" },
+    data: { k: "v" },
+    dat: { k: "typo" },
+  });
+
+  it("drops them with a warning by default, refuses them with Strict, ignores them with Ignore", async () => {
+    const warned = await call(s.url, "POST", cms, typo("warned"));
+    assert.equal(warned.status, 201);
+    assert.equal(
+      warned.headers.get("warning"),
+      '299 - "unknown field \\"metadata.colour\\"", 299 - "unknown field \\"dat\\""',
+    );
+    assert.equal(warned.body.dat, undefined);
+    assert.equal(warned.body.metadata.colour, undefined);
+    const stored = await call(s.url, "GET", `${cms}/warned`);
+    assert.deepEqual(Object.keys(stored.body).sort(), ["apiVersion", "data", "kind", "metadata"]);
+    const strict = await call(s.url, "POST", `${cms}?fieldValidation=Strict`, typo("strict"));
+    assert.equal(strict.status, 400);
+    assert.equal(
+      strict.body.message,
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "metadata.colour", unknown field "dat"',
+    );
+    assert.equal((await call(s.url, "GET", `${cms}/strict`)).status, 404);
+    const ignored = await call(s.url, "POST", `${cms}?fieldValidation=Ignore`, typo("ignored"));
+    assert.equal(ignored.status, 201);
+    assert.equal(ignored.headers.get("warning"), null);
+    assert.equal(ignored.body.dat, undefined);
+  });
+
+  it("finds them deep in a pod spec and in patches; known fields and maps stay", async () => {
+    const pods = "/api/v1/namespaces/default/pods";
+    const pod = {
+      metadata: { name: "p", labels: { any: "label" } },
+      spec: {
+        nodeSelector: { "any/key": "v" },
+        containers: [
+          {
+            name: "c",
+            image: "i",
+            imagePullPolicyy: "Always",
+            resources: { limits: { cpu: "1" } },
+            env: [{ name: "A", value: "1", valueFromm: {} }],
+          },
+        ],
+      },
+    };
+    const strict = await call(s.url, "POST", `${pods}?fieldValidation=Strict`, pod);
+    assert.equal(strict.status, 400);
+    assert.match(
+      strict.body.message,
+      /unknown field "spec.containers\[0\].imagePullPolicyy", unknown field "spec.containers\[0\].env\[0\].valueFromm"$/,
+    );
+    const created = await call(s.url, "POST", pods, pod);
+    assert.equal(created.status, 201);
+    const c = created.body.spec.containers[0];
+    assert.equal(c.imagePullPolicyy, undefined);
+    assert.deepEqual(c.env, [{ name: "A", value: "1" }]);
+    assert.deepEqual(c.resources.limits, { cpu: "1" });
+    assert.deepEqual(created.body.spec.nodeSelector, { "any/key": "v" });
+    const patch = await call(
+      s.url,
+      "PATCH",
+      `${cms}/warned?fieldValidation=Strict`,
+      { dataa: { x: "1" } },
+      merge,
+    );
+    assert.equal(patch.status, 400);
+    assert.match(patch.body.message, /strict decoding error: unknown field "dataa"/);
+    const warnedPatch = await call(s.url, "PATCH", `${cms}/warned`, { dataa: { x: "1" } }, merge);
+    assert.equal(warnedPatch.status, 200);
+    assert.equal(warnedPatch.headers.get("warning"), '299 - "unknown field \\"dataa\\""');
+    assert.equal(warnedPatch.body.dataa, undefined);
+  });
+});
+
 describe("API server over HTTP: metadata", () => {
   let s: TestServer;
   before(async () => {

@@ -1,6 +1,7 @@
 import { FieldSelector, type KubeObject, LabelSelector } from "../../core/index.ts";
 import { customResourceDefinitions } from "../../resources/index.ts";
 import { timestamp } from "../registry/deletion.ts";
+import { pruneBuiltin } from "../registry/known-fields.ts";
 import { ALL_VERBS, type Registry } from "../registry/registry.ts";
 import type { Store } from "../registry/store.ts";
 import { jsonEncoder } from "../watchcache/cache-event.ts";
@@ -69,6 +70,7 @@ export class CrdController {
         verbs: ALL_VERBS,
         strategicMerge: true,
         encoder: jsonEncoder,
+        normalize: (o) => pruneBuiltin("CustomResourceDefinition", o),
       },
     );
     this.#store = served.store;

@@ -1,4 +1,4 @@
-import { errors, type KubeObject } from "../../core/index.ts";
+import type { KubeObject } from "../../core/index.ts";
 import {
   applyDefaults,
   compileSchema,
@@ -172,7 +172,6 @@ export function crdVersionSpecs(crd: Crd, names: CrdNames, terminating: boolean)
         v.name === storageVersion
           ? jsonEncoder
           : { id: apiVersion, encode: (o) => JSON.stringify({ ...o, apiVersion }) };
-      const kind = names.kind;
       return {
         def,
         strategy,
@@ -187,14 +186,10 @@ export function crdVersionSpecs(crd: Crd, names: CrdNames, terminating: boolean)
           encoder,
           storageApiVersion: `${group}/${storageVersion}`,
           validate: (o: KubeObject) => validator(o),
-          normalize: (o: KubeObject, strict: boolean) => {
+          normalize: (o: KubeObject) => {
             const dropped = prune(schema, o);
-            if (strict && dropped.length > 0) {
-              throw errors.badRequest(
-                `${kind} in version "${v.name}" cannot be handled as a ${kind}: strict decoding error: ${dropped.map((d) => `unknown field "${d}"`).join(", ")}`,
-              );
-            }
             applyDefaults(schema, o);
+            return dropped;
           },
           custom: {
             printerColumns: v.additionalPrinterColumns ?? [],
@@ -205,7 +200,7 @@ export function crdVersionSpecs(crd: Crd, names: CrdNames, terminating: boolean)
             ...(v.deprecated
               ? {
                   deprecationWarning:
-                    v.deprecationWarning ?? `${group}/${v.name} ${kind} is deprecated`,
+                    v.deprecationWarning ?? `${group}/${v.name} ${names.kind} is deprecated`,
                 }
               : {}),
           },

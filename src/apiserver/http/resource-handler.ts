@@ -16,7 +16,7 @@ import { negotiate, type Output } from "./negotiate.ts";
 import { encoderFor, sendList, sendObject } from "./output.ts";
 import { sendJson, successStatus } from "./respond.ts";
 import { streamWatch, watchDeadline } from "./watch.ts";
-import { deleteOptionsOf, writeParams } from "./write-options.ts";
+import { deleteOptionsOf, setWarnings, writeParams } from "./write-options.ts";
 
 /** What the resource handler needs from the server. */
 export interface ResourceContext {
@@ -103,8 +103,13 @@ export async function handleResource(
   const namespacedKind = isNamespaced(served.def);
   if (!namespacedKind && r.namespaced) notFound();
   if (r.subresource !== "" && !served.subresources.includes(r.subresource)) notFound();
-  const warning = served.custom?.deprecationWarning;
-  if (warning !== undefined) res.setHeader("Warning", warningHeader(warning));
+  // Warnings of the request (a deprecated version's, unknown fields'), sent with the answer.
+  const warnings: string[] = [];
+  const deprecated = served.custom?.deprecationWarning;
+  if (deprecated !== undefined) {
+    warnings.push(deprecated);
+    setWarnings(res, warnings);
+  }
   const store = served.store;
   const method = req.method ?? "GET";
   const ns = r.namespace;
@@ -151,19 +156,20 @@ export async function handleResource(
         "create not allowed while custom resource definition is terminating",
       );
     }
-    const { dryRun, strict } = writeParams(query, "CreateOptions");
+    const { dryRun, fieldValidation } = writeParams(query, "CreateOptions");
     const output = negotiate(req.headers.accept, false);
     const body = checkBodyType(
       served,
       decodeObjectBody(await readBody(req), req.headers["content-type"]),
     );
-    const created = await store.create(ns, body, { dryRun, strict });
+    const created = await store.create(ns, body, { dryRun, fieldValidation, warnings });
+    setWarnings(res, warnings);
     return sendObject(ctx, res, 201, served, created, output, query);
   }
 
   if (method === "PUT") {
     if (r.name === "") methodNotAllowed(method, what);
-    const { dryRun, strict } = writeParams(query, "UpdateOptions");
+    const { dryRun, fieldValidation } = writeParams(query, "UpdateOptions");
     const output = negotiate(req.headers.accept, false);
     const raw = decodeObjectBody(await readBody(req), req.headers["content-type"]);
     if (r.subresource === "scale") {
@@ -173,15 +179,17 @@ export async function handleResource(
     const body = checkBodyType(served, raw);
     const updated = await store.update(ns, r.name, body, {
       dryRun,
-      strict,
+      fieldValidation,
+      warnings,
       ...(r.subresource ? { subresource: r.subresource } : {}),
     });
+    setWarnings(res, warnings);
     return sendObject(ctx, res, 200, served, updated, output, query);
   }
 
   if (method === "PATCH") {
     if (r.name === "" || r.subresource === "finalize") methodNotAllowed(method, what);
-    const { dryRun, strict } = writeParams(query, "PatchOptions");
+    const { dryRun, fieldValidation } = writeParams(query, "PatchOptions");
     const output = negotiate(req.headers.accept, false);
     const type = mediaType(req.headers["content-type"]);
     const accepted = served.strategicMerge
@@ -212,8 +220,14 @@ export async function handleResource(
         }
         return checkBodyType(served, next as Record<string, unknown>);
       },
-      { dryRun, strict, ...(r.subresource ? { subresource: r.subresource } : {}) },
+      {
+        dryRun,
+        fieldValidation,
+        warnings,
+        ...(r.subresource ? { subresource: r.subresource } : {}),
+      },
     );
+    setWarnings(res, warnings);
     return sendObject(ctx, res, 200, served, patched, output, query);
   }
 
@@ -264,14 +278,6 @@ export async function handleResource(
   }
 
   methodNotAllowed(method, what);
-}
-
-/**
- * A `Warning` header value as kube writes one (RFC 7234 code 299, no agent): kubectl prints
- * `Warning: <text>`.
- */
-function warningHeader(text: string): string {
-  return `299 - ${JSON.stringify(text)}`;
 }
 
 /** The verb of a method on one object's subresource. */

@@ -1,7 +1,8 @@
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { errors, type StatusCause } from "../../core/index.ts";
 import type { DeleteOptions } from "../registry/deletion.ts";
 import { field } from "../registry/field-errors.ts";
+import type { FieldValidation } from "../registry/store.ts";
 import { parseJson, readBody } from "./body.ts";
 
 /*
@@ -14,8 +15,8 @@ import { parseJson, readBody } from "./body.ts";
 export interface WriteParams {
   /** `dryRun=All`: validate and answer, store nothing. */
   readonly dryRun: boolean;
-  /** `fieldValidation=Strict`: unknown fields are an error. */
-  readonly strict: boolean;
+  /** What unknown fields do (kube's default: Warn). */
+  readonly fieldValidation: FieldValidation;
 }
 
 type OptionsKind = "CreateOptions" | "UpdateOptions" | "PatchOptions" | "DeleteOptions";
@@ -28,6 +29,18 @@ function invalid(kind: OptionsKind, causes: StatusCause[]): never {
 
 function dryRunCauses(values: readonly unknown[]): StatusCause[] {
   return values.every((v) => v === "All") ? [] : [field.notSupported("dryRun", values, ["All"])];
+}
+
+/**
+ * Sets the `Warning` headers of a response, as kube writes them (code 299, no agent): kubectl
+ * prints each as `Warning: <text>`.
+ */
+export function setWarnings(res: ServerResponse, warnings: readonly string[]): void {
+  if (warnings.length > 0)
+    res.setHeader(
+      "Warning",
+      warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+    );
 }
 
 /**
@@ -46,7 +59,10 @@ export function writeParams(q: URLSearchParams, kind: OptionsKind): WriteParams 
   if (kind === "PatchOptions" && q.has("force"))
     causes.push(field.forbidden("force", "may not be specified for non-apply patch"));
   if (causes.length > 0) invalid(kind, causes);
-  return { dryRun: q.getAll("dryRun").length > 0, strict: validation === "Strict" };
+  return {
+    dryRun: q.getAll("dryRun").length > 0,
+    fieldValidation: validation === "" ? "Warn" : (validation as FieldValidation),
+  };
 }
 
 /**

@@ -24,6 +24,7 @@ import type { Storage } from "../storage/storage.ts";
 import { jsonEncoder, type WatchEncoder } from "../watchcache/cache-event.ts";
 import { WatchCache, type WatchCacheOptions } from "../watchcache/watch-cache.ts";
 import { decodeFromStorage } from "./codec.ts";
+import { pruneBuiltin } from "./known-fields.ts";
 import { attrsOf, Store, type StoreOptions } from "./store.ts";
 import {
   configMapStrategy,
@@ -172,6 +173,7 @@ export class Registry {
         verbs: spec.verbs ?? ALL_VERBS,
         strategicMerge: true,
         encoder: spec.encoder ?? jsonEncoder,
+        normalize: (o) => pruneBuiltin(spec.def.kind, o),
         ...(spec.fromStorage ? { fromStorage: spec.fromStorage } : {}),
         ...(spec.toStorage ? { toStorage: spec.toStorage } : {}),
         ...(spec.storageApiVersion ? { storageApiVersion: spec.storageApiVersion } : {}),

@@ -40,10 +40,12 @@ export interface StoreOptions {
   /** Extra validation (a custom resource's schema), run after the strategy's. */
   readonly validate?: (object: KubeObject) => StatusCause[];
   /**
-   * Normalizes an object on write (pruning, defaults of a custom resource schema); with
-   * `strict` (fieldValidation=Strict) it throws instead of dropping unknown fields.
+   * Normalizes an object on write as kube's decoding does: drops the fields its schema does not
+   * have (a built-in kind's Go type, a custom resource's structural schema) and applies
+   * defaults. Returns the paths of the fields dropped; the store turns them into warnings, or a
+   * 400 with fieldValidation=Strict.
    */
-  readonly normalize?: (object: KubeObject, strict: boolean) => void;
+  readonly normalize?: (object: KubeObject) => string[];
   /** The encoder for this version's output (rewrites apiVersion for other versions). */
   readonly encoder: WatchEncoder;
   /** Converts a stored object to this version (the inverse of `toStorage`). */
@@ -78,11 +80,20 @@ export interface DeleteOutcome {
   readonly deleted: boolean;
 }
 
-/** Whether a write is real or only checked (`dryRun=All`). */
+/** How unknown fields in a write are treated (kube's `fieldValidation`). */
+export type FieldValidation = "Ignore" | "Warn" | "Strict";
+
+/** Whether a write is real or only checked (`dryRun=All`), and how unknown fields count. */
 export interface WriteOptions {
   readonly dryRun?: boolean;
-  /** `fieldValidation=Strict`: unknown fields are an error instead of being dropped. */
-  readonly strict?: boolean;
+  /**
+   * Unknown fields are dropped silently (Ignore), dropped with a warning (Warn: kube's default),
+   * or refused with 400 BadRequest (Strict).
+   * @default "Warn"
+   */
+  readonly fieldValidation?: FieldValidation;
+  /** Receives the warnings of a successful write (`unknown field "spec.x"`). */
+  readonly warnings?: string[];
 }
 
 const MAX_UPDATE_ATTEMPTS = 16;
@@ -201,7 +212,7 @@ export class Store {
     delete meta.selfLink;
     if (this.#o.strategy.trackGeneration) meta.generation = 1;
     else delete meta.generation;
-    this.#o.normalize?.(object, options.strict ?? false);
+    const warnings = this.#normalize(object, options.fieldValidation);
     this.#o.strategy.prepareForCreate?.(object);
     const generate = !meta.name && Boolean(meta.generateName);
     if (generate) meta.name = this.#generateName(meta.generateName!);
@@ -213,16 +224,20 @@ export class Store {
     );
     if (isNamespaced(this.def))
       await this.#o.admitNamespace?.(namespace, this.#gr, meta.name ?? "");
+    const done = () => {
+      options.warnings?.push(...warnings);
+      return this.#out(object);
+    };
     for (let attempt = 1; ; attempt++) {
       const key = this.key(namespace, meta.name!);
       if (options.dryRun) {
         const existing = await this.#o.storage.get(key);
-        if (existing === undefined) return this.#out(object);
+        if (existing === undefined) return done();
       } else {
         try {
           const kv = await this.#o.storage.create(key, encodeForStorage(object));
           meta.resourceVersion = String(kv.modRevision);
-          return this.#out(object);
+          return done();
         } catch (err) {
           if (!isStorageError(err, "KeyExists")) throw err;
         }
@@ -290,38 +305,44 @@ export class Store {
       if (meta.resourceVersion && meta.resourceVersion !== String(kv.modRevision)) {
         throw errors.staleResourceVersion(this.#gr, name);
       }
+      const warnings: string[] = [];
       const object = this.#prepareUpdate(
         next,
         stored,
         options.subresource,
-        options.strict ?? false,
+        options.fieldValidation,
+        warnings,
       );
+      const done = (o: KubeObject) => {
+        options.warnings?.push(...warnings);
+        return this.#out(o);
+      };
       const old = stored.metadata!;
       if (
         metaOf(object).deletionTimestamp &&
         (metaOf(object).finalizers ?? []).length === 0 &&
         !this.#blocksDeletion(object)
       ) {
-        if (options.dryRun) return this.#out(object);
+        if (options.dryRun) return done(object);
         try {
           const { revision } = await this.#o.storage.delete(key, kv.modRevision);
           metaOf(object).resourceVersion = String(revision);
-          return this.#out(object);
+          return done(object);
         } catch (err) {
           if (isStorageError(err, "Conflict") && attempt < MAX_UPDATE_ATTEMPTS) continue;
           throw this.#storageError(err, name);
         }
       }
       const encoded = encodeForStorage(object);
-      if (encoded === kv.value) return this.#out(stored); // no-op: no new revision, no event
+      if (encoded === kv.value) return done(stored); // no-op: no new revision, no event
       if (options.dryRun) {
         metaOf(object).resourceVersion = old.resourceVersion!;
-        return this.#out(object);
+        return done(object);
       }
       try {
         const written = await this.#o.storage.update(key, encoded, kv.modRevision);
         metaOf(object).resourceVersion = String(written.modRevision);
-        return this.#out(object);
+        return done(object);
       } catch (err) {
         if (isStorageError(err, "Conflict") && attempt < MAX_UPDATE_ATTEMPTS) continue;
         throw this.#storageError(err, name);
@@ -426,12 +447,15 @@ export class Store {
     next: KubeObject,
     stored: KubeObject,
     subresource: string | undefined,
-    strict: boolean,
+    fieldValidation: FieldValidation | undefined,
+    warnings: string[],
   ): KubeObject {
     const strategy = this.#o.strategy;
     const old = stored.metadata!;
     let object: KubeObject;
     if (subresource === "status") {
+      // kube decodes the whole body (pruning, defaults) before taking its status.
+      warnings.push(...this.#normalize(next, fieldValidation));
       object = {
         ...cloneObject(stored),
         status: (next as { status?: unknown }).status,
@@ -448,7 +472,7 @@ export class Store {
         ) ?? next;
     } else {
       object = next;
-      this.#o.normalize?.(object, strict);
+      warnings.push(...this.#normalize(object, fieldValidation));
       if (strategy.statusSubresource) {
         const s = (stored as { status?: unknown }).status;
         if (s === undefined) delete (object as { status?: unknown }).status;
@@ -490,6 +514,23 @@ export class Store {
       strategy.validateUpdate?.(object, stored, subresource),
     );
     return object;
+  }
+
+  /**
+   * Drops unknown fields and applies defaults (see {@link StoreOptions.normalize}); returns the
+   * warnings to send, or throws 400 for fieldValidation=Strict, with kube's wording.
+   */
+  #normalize(object: KubeObject, fieldValidation: FieldValidation | undefined): string[] {
+    const dropped = this.#o.normalize?.(object) ?? [];
+    if (dropped.length === 0 || fieldValidation === "Ignore") return [];
+    const unknown = dropped.map((d) => `unknown field ${JSON.stringify(d)}`);
+    if (fieldValidation === "Strict") {
+      const { kind, version } = this.def;
+      throw errors.badRequest(
+        `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: strict decoding error: ${unknown.join(", ")}`,
+      );
+    }
+    return unknown;
   }
 
   #validate(object: KubeObject, ...lists: (StatusCause[] | undefined)[]): void {
