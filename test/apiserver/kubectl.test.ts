@@ -58,6 +58,9 @@ describe("kubectl against the embedded API server", () => {
     const table = await kubectl("get", "configmaps");
     assert.match(table, /^NAME\s+DATA\s+AGE\n/);
     assert.match(table, /\nweb\s+1\s+\S+\n/);
+    const everywhere = await kubectl("get", "configmaps", "-A", "--show-labels");
+    assert.match(everywhere, /^NAMESPACE\s+NAME\s+DATA\s+AGE\s+LABELS\n/);
+    assert.match(everywhere, /\ndefault\s+web\s+1\s+\S+\s+<none>\n/);
     const yaml = await kubectl("get", "cm", "web", "-o", "yaml");
     assert.match(yaml, /a: "2"/);
     assert.match(yaml, /resourceVersion: "\d+"/);
