@@ -279,6 +279,51 @@ describe("API server over HTTP: CRD versions and selectable fields", () => {
   });
 });
 
+describe("API server over HTTP: reading custom resources with the CRD's current schema", () => {
+  it("applies a default added later, and prunes a field no longer specified, on every read", async () => {
+    await using s = await startTestServer({ controllers: false });
+    const schema = (spec: Record<string, unknown>) => ({
+      type: "object",
+      properties: { spec: { type: "object", ...spec } },
+    });
+    const def = crd("knobs", { kind: "Knob" }, [
+      {
+        name: "v1",
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: schema({ "x-kubernetes-preserve-unknown-fields": true }) },
+      },
+    ]);
+    const name = "knobs.names.example.com";
+    assert.equal((await call(s.url, "POST", CRDS, def)).status, 201);
+    await crdUntil(s.url, name, established);
+    const path = "/apis/names.example.com/v1/namespaces/default/knobs";
+    const created = await call(s.url, "POST", path, {
+      apiVersion: "names.example.com/v1",
+      kind: "Knob",
+      metadata: { name: "k" },
+      spec: { extra: "kept for now" },
+    });
+    assert.deepEqual(created.body.spec, { extra: "kept for now" });
+    const current = (await call(s.url, "GET", `${CRDS}/${name}`)).body;
+    current.spec.versions[0].schema.openAPIV3Schema = schema({
+      properties: { level: { type: "integer", default: 3 } },
+    });
+    // A new storage schema means a new watch cache (kube recreates the CRD's storage): the
+    // watches on the old one end, and what is served after that reads with the new schema.
+    const old = await watch(s.url, `${path}?watch=1`);
+    assert.equal((await old.next()).object.metadata.name, "k");
+    assert.equal((await call(s.url, "PUT", `${CRDS}/${name}`, current)).status, 200);
+    await old.ended();
+    const read = await call(s.url, "GET", `${path}/k`);
+    assert.deepEqual(read.body.spec, { level: 3 });
+    const list = await call(s.url, "GET", path);
+    assert.deepEqual(list.body.items[0].spec, { level: 3 });
+    const paged = await call(s.url, "GET", `${path}?limit=1`);
+    assert.deepEqual(paged.body.items[0].spec, { level: 3 }, "a paged read from storage too");
+  });
+});
+
 describe("API server over HTTP: deleting a CRD", () => {
   let s: TestServer;
   before(async () => {

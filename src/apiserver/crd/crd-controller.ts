@@ -6,7 +6,7 @@ import { ALL_VERBS, type Registry } from "../registry/registry.ts";
 import type { Store } from "../registry/store.ts";
 import { jsonEncoder } from "../watchcache/cache-event.ts";
 import type { CacheWatcher } from "../watchcache/cache-watcher.ts";
-import { type Crd, conditionOf, crdVersionSpecs, setCondition } from "./crd.ts";
+import { type Crd, conditionOf, crdVersionSpecs, setCondition, storageSchemaOf } from "./crd.ts";
 import { acceptNames, type CrdNames, requestedNames } from "./crd-names.ts";
 import { CRD_CLEANUP_FINALIZER, crdStrategy } from "./crd-strategy.ts";
 import { InstanceCleanup } from "./instance-cleanup.ts";
@@ -21,8 +21,11 @@ interface Installed {
   readonly group: string;
   readonly plural: string;
   readonly versions: readonly string[];
-  /** Union of the versions' selectable fields, which the shared watch cache computes. */
-  readonly selectable: string;
+  /**
+   * What the shared watch cache bakes into its entries: the versions' selectable fields (their
+   * values) and the storage schema (the pruning and defaults objects are read with).
+   */
+  readonly cacheKey: string;
   readonly terminating: boolean;
 }
 
@@ -189,28 +192,27 @@ export class CrdController {
     const name = crd.metadata?.name ?? "";
     const previous = this.#installed.get(name);
     const specs = crdVersionSpecs(crd, names, terminating);
-    const selectable = JSON.stringify(specs.map((s) => s.selectable));
-    // The watch cache computes every object's selectable values once: new ones need a new cache.
-    if (previous !== undefined && previous.selectable !== selectable) await this.#uninstall(name);
+    const cacheKey = JSON.stringify([specs.map((s) => s.selectable), storageSchemaOf(crd)]);
+    // The watch cache decodes each object, and computes its selectable values, once: a change
+    // to either needs a new cache (kube, too, recreates a CRD's storage when its spec changes).
+    let fresh = previous !== undefined && previous.cacheKey !== cacheKey;
     for (const s of specs) {
       await this.#registry.install(s.def, s.strategy, s.prefix, {
         ...s.serving,
         verbs: terminating ? TERMINATING_VERBS : ALL_VERBS,
+        freshCache: fresh,
       });
+      fresh = false;
     }
     const now = specs.map((s) => s.def.version);
-    const before = this.#installed.get(name);
-    if (before !== undefined) {
-      for (const v of before.versions) {
-        if (before.plural !== crd.spec.names.plural || !now.includes(v))
-          await this.#registry.uninstall(before.group, v, before.plural);
-      }
+    for (const v of previous?.versions ?? []) {
+      if (!now.includes(v)) await this.#registry.uninstall(previous!.group, v, previous!.plural);
     }
     this.#installed.set(name, {
       group: crd.spec.group,
       plural: crd.spec.names.plural,
       versions: now,
-      selectable,
+      cacheKey,
       terminating,
     });
   }

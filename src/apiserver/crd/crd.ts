@@ -7,10 +7,12 @@ import {
   type ResourceDefinition,
   resourceDefinition,
 } from "../../resources/index.ts";
+import { decodeFromStorage } from "../registry/codec.ts";
 import type { CustomResourceInfo } from "../registry/registry.ts";
 import type { StoreOptions } from "../registry/store.ts";
 import { rec } from "../registry/strategies/util.ts";
 import type { Strategy } from "../registry/strategy.ts";
+import type { KeyValue } from "../storage/storage.ts";
 import { jsonEncoder, type WatchEncoder } from "../watchcache/cache-event.ts";
 import type { CrdNames } from "./crd-names.ts";
 import { type SelectableField, selectableValues, selectorName } from "./selectable-fields.ts";
@@ -114,7 +116,7 @@ export interface VersionSpec {
     strategicMerge: false;
     encoder: WatchEncoder;
     custom: CustomResourceInfo;
-  } & Pick<StoreOptions, "storageApiVersion" | "validate" | "normalize">;
+  } & Pick<StoreOptions, "storageApiVersion" | "validate" | "normalize" | "decode">;
 }
 
 /**
@@ -124,12 +126,29 @@ export interface VersionSpec {
  * of kontroller/resources. Every version's strategy computes the values of all versions'
  * selectable fields, since the versions share one watch cache; each allows only its own.
  */
+const OPEN_SCHEMA: OpenApiSchema = { type: "object", "x-kubernetes-preserve-unknown-fields": true };
+
+/** The schema of the CRD's storage version: what stored custom resources are read with. */
+export function storageSchemaOf(crd: Crd): OpenApiSchema {
+  const v = crd.spec.versions.find((x) => x.storage) ?? crd.spec.versions[0];
+  return v?.schema?.openAPIV3Schema ?? OPEN_SCHEMA;
+}
+
 export function crdVersionSpecs(crd: Crd, names: CrdNames, terminating: boolean): VersionSpec[] {
   const { group, scope } = crd.spec;
   const plural = crd.spec.names.plural;
   const prefix = `/registry/${group}/${plural}/`;
   const storageVersion =
     crd.spec.versions.find((v) => v.storage)?.name ?? crd.spec.versions[0]?.name ?? "v1";
+  // As kube reads custom resources from etcd: pruned and defaulted with the storage schema, so a
+  // default added to the CRD shows on objects stored before it.
+  const storageSchema = storageSchemaOf(crd);
+  const decode = (kv: KeyValue): KubeObject => {
+    const o = decodeFromStorage(kv);
+    prune(storageSchema, o);
+    applyDefaults(storageSchema, o);
+    return o;
+  };
   const allSelectable = [
     ...new Map(
       crd.spec.versions.flatMap((v) => v.selectableFields ?? []).map((f) => [f.jsonPath, f]),
@@ -149,10 +168,7 @@ export function crdVersionSpecs(crd: Crd, names: CrdNames, terminating: boolean)
         shortNames: [...names.shortNames],
         categories: [...names.categories],
       });
-      const schema: OpenApiSchema = v.schema?.openAPIV3Schema ?? {
-        type: "object",
-        "x-kubernetes-preserve-unknown-fields": true,
-      };
+      const schema: OpenApiSchema = v.schema?.openAPIV3Schema ?? OPEN_SCHEMA;
       const validator = compileSchema(schema);
       const hasStatus = v.subresources?.status !== undefined;
       const selectable = (v.selectableFields ?? []).map(selectorName);
@@ -185,6 +201,7 @@ export function crdVersionSpecs(crd: Crd, names: CrdNames, terminating: boolean)
           strategicMerge: false,
           encoder,
           storageApiVersion: `${group}/${storageVersion}`,
+          decode,
           validate: (o: KubeObject) => validator(o),
           normalize: (o: KubeObject) => {
             const dropped = prune(schema, o);

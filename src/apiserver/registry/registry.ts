@@ -190,7 +190,12 @@ export class Registry {
     }
   }
 
-  /** Serves `def` from `prefix` (creating or sharing its watch cache). */
+  /**
+   * Serves `def` from `prefix`, creating or sharing its watch cache. With `freshCache`, a new
+   * cache replaces the prefix's existing one (whose entries were decoded, and selectable values
+   * computed, another way): the old one keeps serving the versions not reinstalled yet and is
+   * closed once none uses it, so requests meanwhile are answered, not 404.
+   */
   async install(
     def: ResourceDefinition,
     strategy: Strategy,
@@ -201,12 +206,13 @@ export class Registry {
       Partial<
         Pick<
           StoreOptions,
-          "fromStorage" | "toStorage" | "storageApiVersion" | "validate" | "normalize"
+          "fromStorage" | "toStorage" | "storageApiVersion" | "validate" | "normalize" | "decode"
         >
-      >,
+      > & { readonly freshCache?: boolean },
   ): Promise<ServedResource> {
     let cache = this.#caches.get(prefix);
-    if (cache === undefined) {
+    const replaced = extra.freshCache ? cache : undefined;
+    if (cache === undefined || replaced !== undefined) {
       cache = new WatchCache({
         ...this.#o.watchCache,
         storage: this.storage,
@@ -214,7 +220,7 @@ export class Registry {
         clock: this.clock,
         kind: def.kind,
         apiVersion: extra.storageApiVersion ?? apiVersionOf(def),
-        decode: decodeFromStorage,
+        decode: extra.decode ?? decodeFromStorage,
         attrs: (o) => attrsOf(strategy, o),
       });
       this.#caches.set(prefix, cache);
@@ -234,6 +240,7 @@ export class Registry {
       ...(extra.storageApiVersion ? { storageApiVersion: extra.storageApiVersion } : {}),
       ...(extra.validate ? { validate: extra.validate } : {}),
       ...(extra.normalize ? { normalize: extra.normalize } : {}),
+      ...(extra.decode ? { decode: extra.decode } : {}),
     });
     const served: ServedResource = {
       def,
@@ -244,6 +251,11 @@ export class Registry {
       ...(extra.custom ? { custom: extra.custom } : {}),
     };
     this.#served.set(servedKey(def.group, def.version, def.plural), served);
+    if (
+      replaced !== undefined &&
+      ![...this.#served.values()].some((s) => s.store.cache === replaced)
+    )
+      await replaced.close();
     return served;
   }
 

@@ -11,7 +11,7 @@ import {
   type StatusCause,
 } from "../../core/index.ts";
 import { apiVersionOf, isNamespaced, type ResourceDefinition } from "../../resources/index.ts";
-import type { Storage } from "../storage/storage.ts";
+import type { KeyValue, Storage } from "../storage/storage.ts";
 import { isStorageError } from "../storage/storage-error.ts";
 import type { CacheEntry, ObjectAttrs, WatchEncoder } from "../watchcache/cache-event.ts";
 import type { CacheFilter, CacheWatcher } from "../watchcache/cache-watcher.ts";
@@ -48,6 +48,12 @@ export interface StoreOptions {
   readonly normalize?: (object: KubeObject) => string[];
   /** The encoder for this version's output (rewrites apiVersion for other versions). */
   readonly encoder: WatchEncoder;
+  /**
+   * How a stored value becomes the object — for custom resources, pruned and defaulted with the
+   * storage version's schema, as kube reads them from etcd. The watch cache must decode the same
+   * way. @default decodeFromStorage
+   */
+  readonly decode?: (kv: KeyValue) => KubeObject;
   /** Converts a stored object to this version (the inverse of `toStorage`). */
   readonly fromStorage?: (object: KubeObject) => KubeObject;
   /** Converts an object of this version to the stored form. */
@@ -162,7 +168,7 @@ export class Store {
     }
     const kv = await this.#o.storage.get(key);
     if (kv === undefined) throw errors.notFound(this.#gr, name);
-    return this.#out(decodeFromStorage(kv));
+    return this.#out(this.#decode(kv));
   }
 
   /** Lists objects (see kube's list semantics for resourceVersion, limit and continue). */
@@ -176,7 +182,14 @@ export class Store {
     if (q.continue !== undefined || exact || (paged && q.resourceVersionMatch !== "NotOlderThan")) {
       const prefix =
         isNamespaced(this.def) && namespace ? `${this.#o.prefix}${namespace}/` : this.#o.prefix;
-      return listFromStorage(this.#o.storage, prefix, filter, q, (o) => this.attrs(o));
+      return listFromStorage(
+        this.#o.storage,
+        prefix,
+        filter,
+        q,
+        (o) => this.attrs(o),
+        (kv) => this.#decode(kv),
+      );
     }
     const cache = this.#o.cache;
     if (rv === "") await cache.waitUntilFresh(await this.#o.storage.currentRevision(), signal);
@@ -245,8 +258,7 @@ export class Store {
       if (!generate || attempt >= GENERATE_NAME_ATTEMPTS) {
         const existing = await this.#o.storage.get(key);
         const deleting =
-          existing !== undefined &&
-          Boolean(decodeFromStorage(existing).metadata?.deletionTimestamp);
+          existing !== undefined && Boolean(this.#decode(existing).metadata?.deletionTimestamp);
         throw errors.alreadyExists(this.#gr, meta.name!, deleting);
       }
       meta.name = this.#generateName(meta.generateName!);
@@ -298,7 +310,7 @@ export class Store {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.#o.storage.get(key);
       if (kv === undefined) throw errors.notFound(this.#gr, name);
-      const stored = decodeFromStorage(kv);
+      const stored = this.#decode(kv);
       const current = this.#out(cloneObject(stored));
       const next = this.#in(mutate(current));
       const meta = metaOf(next);
@@ -379,7 +391,7 @@ export class Store {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.#o.storage.get(key);
       if (kv === undefined) throw errors.notFound(this.#gr, name);
-      const stored = decodeFromStorage(kv);
+      const stored = this.#decode(kv);
       const meta = metaOf(stored);
       const pre = options.preconditions;
       if (pre?.uid && pre.uid !== meta.uid) {
@@ -436,6 +448,10 @@ export class Store {
         throw this.#storageError(err, name);
       }
     }
+  }
+
+  #decode(kv: KeyValue): KubeObject {
+    return this.#o.decode ? this.#o.decode(kv) : decodeFromStorage(kv);
   }
 
   /** True while something other than metadata.finalizers keeps a deleting object (namespaces). */
