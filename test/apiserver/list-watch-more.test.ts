@@ -128,6 +128,25 @@ describe("API server over HTTP: list paging with selectors", () => {
   });
 });
 
+describe("API server over HTTP: watch length on a fake clock", () => {
+  it("ends a watch without timeoutSeconds between 1 and 2 times the minimum request timeout", async () => {
+    const clock = new FakeClock();
+    await using s = await startTestServer({
+      clock,
+      controllers: false,
+      minRequestTimeoutSeconds: 100,
+    });
+    const watchers = () => s.server.stats()["/registry/configmaps/"]!.watchers;
+    const w = await watch(s.url, `${cms}?watch=1&resourceVersion=0`);
+    assert.equal(w.status, 200);
+    await clock.advanceAsync(99_999);
+    assert.equal(watchers(), 1, "still open before the minimum");
+    await clock.advanceAsync(100_001);
+    await w.ended();
+    assert.equal(watchers(), 0);
+  });
+});
+
 describe("API server over HTTP: freshness on a fake clock", () => {
   it("waits for a resourceVersion the cache has not reached, then answers 504 with Retry-After", async () => {
     const clock = new FakeClock();
