@@ -83,6 +83,77 @@ describe("API server over HTTP: built-in kinds", () => {
     assert.equal((await call(s.url, "GET", `${core}/e3`)).body.message, "n");
   });
 
+  it("validates events.k8s.io/v1 events strictly, core/v1 ones by the legacy rules only", async () => {
+    const v1 = "/apis/events.k8s.io/v1/namespaces/default/events";
+    const core = "/api/v1/namespaces/default/events";
+    const good = {
+      metadata: { name: "strict" },
+      eventTime: "2026-01-01T00:00:00.000000Z",
+      reportingController: "example.com/ctl",
+      reportingInstance: "ctl-0",
+      action: "Reconcile",
+      reason: "Done",
+      note: "all good",
+      type: "Normal",
+      regarding: { kind: "Pod", name: "p", namespace: "default" },
+    };
+    const { eventTime: _t, ...noTime } = good;
+    const bad = await call(s.url, "POST", v1, {
+      ...noTime,
+      metadata: { name: "bad" },
+      type: "Odd",
+      deprecatedCount: 3,
+      series: { count: 1 },
+    });
+    assert.equal(bad.status, 422);
+    assert.deepEqual(bad.body.details.causes.map((c: { field: string }) => c.field).sort(), [
+      "count",
+      "eventTime",
+      "series.count",
+      "series.lastObservedTime",
+      "type",
+    ]);
+    assert.match(bad.body.message, /type: Invalid value: "": has invalid value: Odd/);
+    const created = await call(s.url, "POST", v1, good);
+    assert.equal(created.status, 201);
+    const changed = await call(s.url, "PUT", `${v1}/strict`, { ...created.body, note: "other" });
+    assert.equal(changed.status, 422);
+    assert.equal(changed.body.details.causes[0].field, "message");
+    assert.match(changed.body.details.causes[0].message, /field is immutable/);
+    const series = await call(s.url, "PUT", `${v1}/strict`, {
+      ...created.body,
+      series: { count: 2, lastObservedTime: "2026-01-01T00:01:00.000000Z" },
+    });
+    assert.equal(series.status, 200, "a series may be added: the recorder's repeat count");
+    // Through core/v1 the same event may change (legacy validation only) and take any type.
+    const legacy = await call(
+      s.url,
+      "PATCH",
+      `${core}/strict`,
+      { message: "changed" },
+      {
+        "content-type": "application/strategic-merge-patch+json",
+      },
+    );
+    assert.equal(legacy.status, 200);
+    const custom = await call(s.url, "POST", core, {
+      metadata: { name: "custom-type" },
+      involvedObject: { kind: "Pod", name: "p", namespace: "default" },
+      type: "Custom",
+    });
+    assert.equal(custom.status, 201);
+    const clusterScoped = await call(s.url, "POST", "/api/v1/namespaces/kube-public/events", {
+      metadata: { name: "node-event" },
+      involvedObject: { kind: "Node", name: "n1" },
+    });
+    assert.equal(
+      clusterScoped.status,
+      422,
+      "a cluster-scoped object's old-style event goes in default",
+    );
+    assert.equal(clusterScoped.body.details.causes[0].field, "involvedObject.namespace");
+  });
+
   it("folds Secret stringData into base64 data and refuses data that is not base64", async () => {
     const path = "/api/v1/namespaces/default/secrets";
     const sec = await call(s.url, "POST", path, {

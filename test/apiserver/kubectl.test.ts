@@ -58,6 +58,9 @@ describe("kubectl against the embedded API server", () => {
     const table = await kubectl("get", "configmaps");
     assert.match(table, /^NAME\s+DATA\s+AGE\n/);
     assert.match(table, /\nweb\s+1\s+\S+\n/);
+    const everywhere = await kubectl("get", "configmaps", "-A", "--show-labels");
+    assert.match(everywhere, /^NAMESPACE\s+NAME\s+DATA\s+AGE\s+LABELS\n/);
+    assert.match(everywhere, /\ndefault\s+web\s+1\s+\S+\s+<none>\n/);
     const yaml = await kubectl("get", "cm", "web", "-o", "yaml");
     assert.match(yaml, /a: "2"/);
     assert.match(yaml, /resourceVersion: "\d+"/);
@@ -76,6 +79,22 @@ describe("kubectl against the embedded API server", () => {
     );
     assert.match(await kubectl("create", "-f", deploy), /deployment.apps\/app created/);
     assert.match(await kubectl("get", "deploy"), /app\s+0\/1\s+0\s+0/);
+    // kubectl validates strictly by default: an unknown field of a built-in kind is an error;
+    // with --validate=warn it is dropped and reported.
+    const typo = await file(
+      "typo.yaml",
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: typo\ndat:\n  a: '1'\n",
+    );
+    assert.match(
+      await fails("create", "-f", typo),
+      /ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "dat"/,
+    );
+    const { stderr } = await run(
+      "kubectl",
+      ["--kubeconfig", s.kubeconfigPath, "create", "--validate=warn", "-f", typo],
+      { env: { ...process.env, KUBECACHEDIR: join(dir, "cache"), HOME: dir }, timeout: 30_000 },
+    );
+    assert.match(stderr, /Warning: unknown field "dat"/);
     const bad = await file(
       "bad.yaml",
       "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Bad_Name\n",
@@ -113,6 +132,30 @@ describe("kubectl against the embedded API server", () => {
       '[{"op":"remove","path":"/metadata/finalizers"}]',
     );
     assert.match(await fails("get", "cm", "held"), /NotFound/);
+  });
+
+  it("reports the server's version without a skew warning, and dry-runs a delete on the server", async () => {
+    const { stdout, stderr } = await run(
+      "kubectl",
+      ["--kubeconfig", s.kubeconfigPath, "version", "-o", "json"],
+      { env: { ...process.env, KUBECACHEDIR: join(dir, "cache"), HOME: dir }, timeout: 30_000 },
+    );
+    assert.match(JSON.parse(stdout).serverVersion.gitVersion, /^v1\.32\.\d+$/);
+    assert.equal(
+      stderr,
+      "",
+      "no warning (kubectl warns when the minor versions are too far apart)",
+    );
+    await kubectl(
+      "create",
+      "-f",
+      await file("dry.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dry\n"),
+    );
+    assert.match(
+      await kubectl("delete", "cm", "dry", "--dry-run=server"),
+      /deleted \(server dry run\)/,
+    );
+    assert.match(await kubectl("get", "cm", "dry", "-o", "name"), /configmap\/dry/);
   });
 
   it("lists api-resources and watches with get -w", async () => {
@@ -206,6 +249,10 @@ spec:
       "apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g2\nspec:\n  size: 1\n  extra: true\n",
     );
     assert.match(await fails("create", "-f", strict), /unknown field "spec.extra"/);
+    // explain reads the CRD's schema from the group-version's OpenAPI v3 document.
+    const explained = await kubectl("explain", "gadgets.spec");
+    assert.match(explained, /KIND:\s+Gadget/);
+    assert.match(explained, /size\s+<integer>/);
     assert.match(await kubectl("delete", "gadget", "g1"), /deleted/);
   });
 

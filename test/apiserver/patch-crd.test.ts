@@ -314,10 +314,11 @@ describe("API server over HTTP: custom resources", () => {
       s.url,
       "PATCH",
       `${widgets}/w/status`,
-      { status: { replicas: 2 }, spec: { color: "blue" } },
+      { status: { replicas: 2, junk: true }, spec: { color: "blue" } },
       merge,
     );
-    assert.equal(st.body.status.replicas, 2);
+    assert.deepEqual(st.body.status, { replicas: 2 }, "a status write is pruned too");
+    assert.equal(st.headers.get("warning"), '299 - "unknown field \\"status.junk\\""');
     assert.equal(st.body.spec.color, "red", "/status changes only status");
     assert.equal(st.body.metadata.generation, 1);
     const sp = await call(s.url, "PATCH", `${widgets}/w`, { spec: { color: "blue" } }, merge);

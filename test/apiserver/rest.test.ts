@@ -154,7 +154,11 @@ describe("API server over HTTP: writes", () => {
     assert.equal(r.status, 201);
     assert.equal((await call(s.url, "GET", `${cms}/dry`)).status, 404);
     const bad = await call(s.url, "POST", `${cms}?dryRun=Maybe`, configMap("dry"));
-    assert.equal(bad.status, 400);
+    assert.equal(bad.status, 422);
+    assert.equal(
+      bad.body.message,
+      'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Maybe"]: supported values: "All"',
+    );
   });
 
   it("keeps an object with finalizers until they are removed; no finalizer may be added while deleting", async () => {

@@ -53,6 +53,20 @@ describe("kontroller serve", () => {
     }
   });
 
+  it("stops cleanly on SIGINT, bare (--controllers none) on the host it is given", async () => {
+    const s = serve(["--port", "0", "--host", "127.0.0.1", "--controllers", "none"]);
+    const url = await s.listening;
+    const created = await fetch(`${url}/api/v1/namespaces`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ metadata: { name: "sigint" } }),
+    });
+    assert.equal(created.status, 201);
+    s.child.kill("SIGINT");
+    assert.equal(await s.exited, 0);
+    await assert.rejects(fetch(`${url}/version`), "nothing listens any more");
+  });
+
   it("refuses bad flags with exit code 2 and a message", async () => {
     for (const args of [["--port", "70000"], ["--storage", "etcd"], ["--bogus"]]) {
       const s = serve(args);

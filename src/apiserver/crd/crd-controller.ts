@@ -1,88 +1,61 @@
-import {
-  errors,
-  FieldSelector,
-  type KubeObject,
-  LabelSelector,
-  parseLabelSelector,
-} from "../../core/index.ts";
-import {
-  applyDefaults,
-  compileSchema,
-  customResourceDefinitions,
-  type OpenApiSchema,
-  prune,
-  resourceDefinition,
-} from "../../resources/index.ts";
-import type { ScaleHandler } from "../http/resource-handler.ts";
-import { metaOf } from "../registry/codec.ts";
-import { ALL_VERBS, type Registry, type ServedResource } from "../registry/registry.ts";
+import { FieldSelector, type KubeObject, LabelSelector } from "../../core/index.ts";
+import { customResourceDefinitions } from "../../resources/index.ts";
+import { timestamp } from "../registry/deletion.ts";
+import { pruneBuiltin } from "../registry/known-fields.ts";
+import { ALL_VERBS, type Registry } from "../registry/registry.ts";
 import type { Store } from "../registry/store.ts";
-import { type Json, rec, recordAt } from "../registry/strategies/util.ts";
-import type { Strategy } from "../registry/strategy.ts";
-import { jsonEncoder, type WatchEncoder } from "../watchcache/cache-event.ts";
+import { jsonEncoder } from "../watchcache/cache-event.ts";
 import type { CacheWatcher } from "../watchcache/cache-watcher.ts";
+import { type Crd, conditionOf, crdVersionSpecs, setCondition, storageSchemaOf } from "./crd.ts";
+import { acceptNames, type CrdNames, requestedNames } from "./crd-names.ts";
 import { CRD_CLEANUP_FINALIZER, crdStrategy } from "./crd-strategy.ts";
-import { evaluateJsonPath } from "./json-path.ts";
+import { InstanceCleanup } from "./instance-cleanup.ts";
 
 const CRD_PREFIX = "/registry/apiextensions.k8s.io/customresourcedefinitions/";
+const ALL = { label: LabelSelector.everything(), field: FieldSelector.everything() };
+/** What a terminating CRD's resources still offer (kube's discovery controller). */
+const TERMINATING_VERBS = ["delete", "deletecollection", "get", "list", "watch"];
 
-interface CrdVersion {
-  name: string;
-  served?: boolean;
-  storage?: boolean;
-  schema?: { openAPIV3Schema?: OpenApiSchema };
-  subresources?: {
-    status?: object;
-    scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
-  };
-  additionalPrinterColumns?: {
-    name: string;
-    type: string;
-    format?: string;
-    description?: string;
-    priority?: number;
-    jsonPath: string;
-  }[];
-}
-
-interface Crd extends KubeObject {
-  spec: {
-    group: string;
-    names: {
-      plural: string;
-      singular?: string;
-      kind: string;
-      listKind?: string;
-      shortNames?: string[];
-      categories?: string[];
-    };
-    scope: "Namespaced" | "Cluster";
-    versions: CrdVersion[];
-  };
-  status?: Json;
-}
-
-function condition(type: string, reason: string, message: string, now: string) {
-  return { type, status: "True", reason, message, lastTransitionTime: now };
+/** What is served for one CRD. */
+interface Installed {
+  readonly group: string;
+  readonly plural: string;
+  readonly versions: readonly string[];
+  /**
+   * What the shared watch cache bakes into its entries: the versions' selectable fields (their
+   * values) and the storage schema (the pruning and defaults objects are read with).
+   */
+  readonly cacheKey: string;
+  readonly terminating: boolean;
 }
 
 /**
  * Serves custom resources for CustomResourceDefinitions, as apiextensions-apiserver's
- * controllers do: it follows the CRD watch cache; for each CRD it installs the served
- * versions (schema validation, pruning, defaults, status and scale subresources, printer
- * columns) and writes NamesAccepted/Established; for a deleting CRD it stops serving, deletes
- * the stored custom resources and removes the cleanup finalizer.
+ * controllers do. It follows the CRD watch cache, one event at a time:
+ * - names (naming controller): a CRD gets the requested names no other CRD of its group holds;
+ *   NamesAccepted and Established follow. It is served (under its accepted names) once its
+ *   names are accepted, and stays served once Established; a CRD that never got its names is
+ *   not served (404). A CRD that goes, or changes its names, frees them for the others.
+ * - serving: every served version, with validation, pruning, defaults, status and scale
+ *   subresources, printer columns and selectable fields (see crd-version.ts).
+ * - deletion (finalizer controller): a deleting CRD is Terminating — creates of its resources
+ *   are refused, discovery lists only reading and deleting verbs — while its custom resources
+ *   are deleted through their store (their own finalizers hold them); once none is left, the
+ *   cleanup finalizer is removed and the CRD goes.
  *
- * Not done: webhook conversion, CEL rules, custom resources' own finalizers while their CRD is
- * being deleted (they are removed with it).
+ * Invariants: `#accepted` holds every known CRD's accepted names, updated as this controller
+ * writes them (it is the mutation cache kube's naming controller keeps, so back-to-back CRDs
+ * see each other's names before the watch echoes them); `#installed` is what the registry
+ * serves per CRD name. Not done: webhook conversion, CEL rules.
  */
 export class CrdController {
   readonly #registry: Registry;
   #store: Store | undefined;
   #watcher: CacheWatcher | undefined;
   #loop: Promise<void> | undefined;
-  /** Served plurals per CRD name, to uninstall versions that went away. */
-  readonly #installed = new Map<string, { group: string; versions: string[]; plural: string }>();
+  readonly #installed = new Map<string, Installed>();
+  readonly #accepted = new Map<string, { group: string; names: CrdNames }>();
+  readonly #cleanups = new Map<string, InstanceCleanup>();
 
   constructor(registry: Registry) {
     this.#registry = registry;
@@ -100,19 +73,20 @@ export class CrdController {
         verbs: ALL_VERBS,
         strategicMerge: true,
         encoder: jsonEncoder,
+        normalize: (o) => pruneBuiltin("CustomResourceDefinition", o),
       },
     );
     this.#store = served.store;
-    const watcher = served.store.watch({
-      filter: { label: LabelSelector.everything(), field: FieldSelector.everything() },
-    });
+    // Names already accepted (a restart on stored CRDs) hold before any CRD is looked at.
+    for (const e of served.store.cache.list(ALL).entries) this.#remember(e.object as Crd);
+    const watcher = served.store.watch({ filter: ALL });
     this.#watcher = watcher;
     this.#loop = (async () => {
       for await (const lines of watcher) {
         for (const line of lines) {
           const event = JSON.parse(line.toString()) as { type: string; object: Crd };
           try {
-            if (event.type === "DELETED") await this.#remove(event.object);
+            if (event.type === "DELETED") await this.#removed(event.object);
             else await this.#sync(event.object);
           } catch {
             // A CRD that cannot be served stays unserved; the next change retries.
@@ -123,285 +97,213 @@ export class CrdController {
   }
 
   async close(): Promise<void> {
+    for (const c of this.#cleanups.values()) c.close();
     this.#watcher?.close("cache-closed");
     await this.#loop;
   }
 
-  /** The `/scale` subresource of custom resources. */
-  readonly scale: ScaleHandler = {
-    get: async (served, namespace, name) =>
-      toScale(served, await served.store.get(namespace, name)),
-    update: async (served, namespace, name, change, dryRun) => {
-      const paths = served.custom?.scale;
-      if (paths === undefined)
-        throw errors.notFound({ group: served.def.group, resource: served.def.plural }, name);
-      const updated = await served.store.guaranteedUpdate(
-        namespace,
-        name,
-        (current) => {
-          const scale = change(toScale(served, current)) as {
-            spec?: { replicas?: unknown };
-            metadata?: { resourceVersion?: string };
-          };
-          const replicas = scale?.spec?.replicas;
-          if (!Number.isInteger(replicas) || (replicas as number) < 0) {
-            throw errors.invalid("Scale", "autoscaling", name, [
-              {
-                reason: "FieldValueInvalid",
-                field: "spec.replicas",
-                message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`,
-              },
-            ]);
-          }
-          setPath(current, paths.specReplicasPath, replicas);
-          if (scale.metadata?.resourceVersion)
-            metaOf(current).resourceVersion = scale.metadata.resourceVersion;
-          return current;
+  /** A CRD as stored: accepted names from its status (if it has any). */
+  #remember(crd: Crd): void {
+    const a = crd.status?.acceptedNames;
+    if (a?.kind || a?.plural) {
+      this.#accepted.set(crd.metadata?.name ?? "", {
+        group: crd.spec.group,
+        names: {
+          plural: a.plural ?? "",
+          singular: a.singular ?? "",
+          shortNames: a.shortNames ?? [],
+          kind: a.kind ?? "",
+          listKind: a.listKind ?? "",
+          categories: a.categories ?? [],
         },
-        { dryRun },
-      );
-      return toScale(served, updated);
-    },
-  };
+      });
+    }
+  }
 
   async #sync(crd: Crd): Promise<void> {
     const name = crd.metadata?.name ?? "";
-    if (crd.metadata?.deletionTimestamp) return this.#cleanup(crd);
-    const conflict = this.#conflict(crd);
-    await this.#install(crd);
-    const now = `${new Date().toISOString().slice(0, 19)}Z`;
-    const names = crd.spec.names;
-    const accepted = {
-      ...names,
-      singular: names.singular ?? names.kind.toLowerCase(),
-      listKind: names.listKind ?? `${names.kind}List`,
-    };
+    if (crd.metadata?.deletionTimestamp) return this.#finalize(crd);
+    const group = crd.spec.group;
+    const others = [...this.#accepted]
+      .filter(([n, a]) => n !== name && a.group === group)
+      .map(([, a]) => a.names);
+    const previous = this.#accepted.get(name)?.names;
+    const verdict = acceptNames(requestedNames(crd.spec.names), previous, others);
+    const now = timestamp(this.#registry.clock.now());
+    let status = crd.status ?? {};
+    status = setCondition(status, {
+      type: "NamesAccepted",
+      status: verdict.ok ? "True" : "False",
+      reason: verdict.reason,
+      message: verdict.message,
+      now,
+    });
+    const wasEstablished = conditionOf(crd, "Established")?.status === "True";
+    if (verdict.ok) {
+      status = setCondition(status, {
+        type: "Established",
+        status: "True",
+        reason: "InitialNamesAccepted",
+        message: "the initial names have been accepted",
+        now,
+      });
+    } else if (conditionOf(crd, "Established") === undefined) {
+      status = setCondition(status, {
+        type: "Established",
+        status: "False",
+        reason: "NotAccepted",
+        message: "not all names are accepted",
+        now,
+      });
+    }
     const storageVersion = crd.spec.versions.find((v) => v.storage)?.name;
-    const old = (crd.status ?? {}) as {
-      conditions?: {
-        type: string;
-        status: string;
-        reason: string;
-        message: string;
-        lastTransitionTime: string;
-      }[];
-      storedVersions?: string[];
-    };
-    const keep = (c: ReturnType<typeof condition>) => {
-      const prev = old.conditions?.find((o) => o.type === c.type);
-      return prev && prev.status === c.status && prev.reason === c.reason
-        ? { ...c, lastTransitionTime: prev.lastTransitionTime }
-        : c;
-    };
-    const conditions = conflict
-      ? [
-          keep({
-            ...condition("NamesAccepted", conflict.reason, conflict.message, now),
-            status: "False",
-          }),
-          keep({
-            ...condition("Established", "NotAccepted", "not all names are accepted", now),
-            status: "False",
-          }),
-        ]
-      : [
-          keep(condition("NamesAccepted", "NoConflicts", "no conflicts found", now)),
-          keep(
-            condition(
-              "Established",
-              "InitialNamesAccepted",
-              "the initial names have been accepted",
-              now,
-            ),
-          ),
-        ];
     const storedVersions = [
-      ...new Set([...(old.storedVersions ?? []), ...(storageVersion ? [storageVersion] : [])]),
+      ...new Set([...(status.storedVersions ?? []), ...(storageVersion ? [storageVersion] : [])]),
     ];
-    const status = {
-      conditions,
-      acceptedNames: conflict
-        ? ((old as Json).acceptedNames ?? { plural: "", kind: "" })
-        : accepted,
-      storedVersions,
-    };
-    if (JSON.stringify(status) === JSON.stringify(crd.status)) return;
-    await this.#store!.guaranteedUpdate(
-      "",
-      name,
-      (current) => ({ ...current, status }) as KubeObject,
-      { subresource: "status" },
-    );
-  }
-
-  #conflict(crd: Crd): { reason: string; message: string } | undefined {
-    const names = crd.spec.names;
-    for (const s of this.#registry.all()) {
-      if (s.def.group !== crd.spec.group || s.custom === undefined) continue;
-      const owner = this.#ownerOf(s);
-      if (owner === crd.metadata?.name) continue;
-      if (s.def.plural === names.plural)
-        return { reason: "PluralConflict", message: `"${names.plural}" is already in use` };
-      if (s.def.kind === names.kind)
-        return { reason: "KindConflict", message: `"${names.kind}" is already in use` };
+    status = { ...status, acceptedNames: asStatus(verdict.accepted), storedVersions };
+    const changedNames = JSON.stringify(previous) !== JSON.stringify(verdict.accepted);
+    this.#accepted.set(name, { group, names: verdict.accepted });
+    // kube serves a CRD whose names are accepted, or that was established before.
+    if (verdict.ok || wasEstablished) await this.#install(crd, verdict.accepted, false);
+    if (JSON.stringify(status) !== JSON.stringify(crd.status)) {
+      await this.#store!.guaranteedUpdate(
+        "",
+        name,
+        (current) => ({ ...current, status }) as KubeObject,
+        { subresource: "status" },
+      );
     }
-    return undefined;
+    if (changedNames) await this.#resyncGroup(group, name);
   }
 
-  #ownerOf(s: ServedResource): string | undefined {
-    for (const [name, info] of this.#installed)
-      if (info.group === s.def.group && info.plural === s.def.plural) return name;
-    return undefined;
+  /** Looks again at the group's CRDs whose names are not all accepted (a name may be free). */
+  async #resyncGroup(group: string, except: string): Promise<void> {
+    for (const e of this.#store!.cache.list(ALL).entries) {
+      const other = e.object as Crd;
+      if (other.spec.group !== group || other.metadata?.name === except) continue;
+      if (other.metadata?.deletionTimestamp) continue;
+      if (conditionOf(other, "NamesAccepted")?.status === "True") continue;
+      await this.#sync(other);
+    }
   }
 
-  async #install(crd: Crd): Promise<void> {
-    const { group, names, scope } = crd.spec;
+  /** Serves the CRD's served versions under `names` (replacing what was served for it). */
+  async #install(crd: Crd, names: CrdNames, terminating: boolean): Promise<void> {
     const name = crd.metadata?.name ?? "";
-    const prefix = `/registry/${group}/${names.plural}/`;
-    const storageVersion =
-      crd.spec.versions.find((v) => v.storage)?.name ?? crd.spec.versions[0]?.name ?? "v1";
-    const served = crd.spec.versions.filter((v) => v.served !== false);
-    for (const v of served) {
-      const def = resourceDefinition({
-        group,
-        version: v.name,
-        kind: names.kind,
-        plural: names.plural,
-        ...(names.singular ? { singular: names.singular } : {}),
-        scope,
-        ...(names.listKind ? { listKind: names.listKind } : {}),
-        shortNames: names.shortNames ?? [],
-        categories: names.categories ?? [],
-      });
-      const schema: OpenApiSchema = v.schema?.openAPIV3Schema ?? {
-        type: "object",
-        "x-kubernetes-preserve-unknown-fields": true,
-      };
-      // The same validation, pruning and defaulting as the client side of kontroller/resources.
-      const validator = compileSchema(schema);
-      const hasStatus = v.subresources?.status !== undefined;
-      const strategy: Strategy = {
-        trackGeneration: true,
-        statusSubresource: hasStatus,
-        allowUnconditionalUpdate: false,
-        // With the status subresource, a create cannot set status.
-        ...(hasStatus ? { prepareForCreate: (o: KubeObject) => void delete rec(o).status } : {}),
-      };
-      const apiVersion = `${group}/${v.name}`;
-      const encoder: WatchEncoder =
-        v.name === storageVersion
-          ? jsonEncoder
-          : { id: apiVersion, encode: (o) => JSON.stringify({ ...o, apiVersion }) };
-      await this.#registry.install(def, strategy, prefix, {
-        subresources: [
-          ...(v.subresources?.status ? ["status"] : []),
-          ...(v.subresources?.scale ? ["scale"] : []),
-        ],
-        verbs: ALL_VERBS,
-        strategicMerge: false,
-        encoder,
-        storageApiVersion: `${group}/${storageVersion}`,
-        validate: (o) => validator(o),
-        normalize: (o, strict) => {
-          const dropped = prune(schema, o);
-          if (strict && dropped.length > 0) {
-            throw errors.badRequest(
-              `${names.kind} in version "${v.name}" cannot be handled as a ${names.kind}: strict decoding error: ${dropped.map((d) => `unknown field "${d}"`).join(", ")}`,
-            );
-          }
-          applyDefaults(schema, o);
-        },
-        custom: {
-          printerColumns: v.additionalPrinterColumns ?? [],
-          ...(v.subresources?.scale ? { scale: v.subresources.scale } : {}),
-          schema,
-        },
-      });
-    }
     const previous = this.#installed.get(name);
-    const now = served.map((v) => v.name);
-    if (previous !== undefined) {
-      for (const v of previous.versions) {
-        if (previous.plural !== names.plural || !now.includes(v))
-          await this.#registry.uninstall(previous.group, v, previous.plural);
-      }
+    const specs = crdVersionSpecs(crd, names, terminating);
+    const cacheKey = JSON.stringify([specs.map((s) => s.selectable), storageSchemaOf(crd)]);
+    // The watch cache decodes each object, and computes its selectable values, once: a change
+    // to either needs a new cache (kube, too, recreates a CRD's storage when its spec changes).
+    let fresh = previous !== undefined && previous.cacheKey !== cacheKey;
+    for (const s of specs) {
+      await this.#registry.install(s.def, s.strategy, s.prefix, {
+        ...s.serving,
+        verbs: terminating ? TERMINATING_VERBS : ALL_VERBS,
+        freshCache: fresh,
+      });
+      fresh = false;
     }
-    this.#installed.set(name, { group, versions: now, plural: names.plural });
-  }
-
-  async #cleanup(crd: Crd): Promise<void> {
-    const name = crd.metadata?.name ?? "";
-    await this.#remove(crd);
-    const storage = this.#registry.storage;
-    const { kvs } = await storage.list(`/registry/${crd.spec.group}/${crd.spec.names.plural}/`);
-    for (const kv of kvs) {
-      try {
-        await storage.delete(kv.key);
-      } catch {
-        // already gone
-      }
+    const now = specs.map((s) => s.def.version);
+    for (const v of previous?.versions ?? []) {
+      if (!now.includes(v)) await this.#registry.uninstall(previous!.group, v, previous!.plural);
     }
-    if (!(crd.metadata?.finalizers ?? []).includes(CRD_CLEANUP_FINALIZER)) return;
-    await this.#store!.guaranteedUpdate("", name, (current) => {
-      const meta = metaOf(current);
-      meta.finalizers = (meta.finalizers ?? []).filter((f) => f !== CRD_CLEANUP_FINALIZER);
-      return current;
+    this.#installed.set(name, {
+      group: crd.spec.group,
+      plural: crd.spec.names.plural,
+      versions: now,
+      cacheKey,
+      terminating,
     });
   }
 
-  async #remove(crd: Crd): Promise<void> {
-    const name = crd.metadata?.name ?? "";
+  async #uninstall(name: string): Promise<void> {
     const info = this.#installed.get(name);
     if (info === undefined) return;
     this.#installed.delete(name);
     for (const v of info.versions) await this.#registry.uninstall(info.group, v, info.plural);
   }
-}
 
-function toScale(served: ServedResource, object: KubeObject): unknown {
-  const paths = served.custom?.scale;
-  if (paths === undefined)
-    throw errors.notFound(
-      { group: served.def.group, resource: served.def.plural },
-      object.metadata?.name ?? "",
-    );
-  const meta = object.metadata ?? {};
-  let selector: string | undefined;
-  if (paths.labelSelectorPath) {
-    const raw = evaluateJsonPath(object, paths.labelSelectorPath);
-    if (typeof raw === "string") {
-      try {
-        selector = parseLabelSelector(raw).toString();
-      } catch {
-        selector = raw;
-      }
+  /**
+   * A deleting CRD: Terminating while its custom resources are deleted, then the cleanup
+   * finalizer goes. A CRD that was never served had none and goes at once.
+   */
+  async #finalize(crd: Crd): Promise<void> {
+    const name = crd.metadata?.name ?? "";
+    if (!(crd.metadata?.finalizers ?? []).includes(CRD_CLEANUP_FINALIZER)) return;
+    if (this.#cleanups.get(name)?.active) return;
+    const served =
+      conditionOf(crd, "Established")?.status === "True" ||
+      conditionOf(crd, "NamesAccepted")?.status === "True";
+    if (!served) return this.#removeFinalizer(name);
+    const names = this.#accepted.get(name)?.names ?? requestedNames(crd.spec.names);
+    if (!this.#installed.get(name)?.terminating) await this.#install(crd, names, true);
+    const status = setCondition(crd.status ?? {}, {
+      type: "Terminating",
+      status: "True",
+      reason: "InstanceDeletionInProgress",
+      message: "CustomResource deletion is in progress",
+      now: timestamp(this.#registry.clock.now()),
+    });
+    if (JSON.stringify(status) !== JSON.stringify(crd.status)) {
+      await this.#store!.guaranteedUpdate(
+        "",
+        name,
+        (current) => ({ ...current, status }) as KubeObject,
+        { subresource: "status" },
+      );
+    }
+    const storageVersion = crd.spec.versions.find((v) => v.storage)?.name ?? "";
+    const store = this.#registry.lookup(
+      crd.spec.group,
+      storageVersion,
+      crd.spec.names.plural,
+    )?.store;
+    if (store === undefined) return this.#removeFinalizer(name);
+    const cleanup = new InstanceCleanup(store, () => this.#removeFinalizer(name));
+    this.#cleanups.set(name, cleanup);
+    try {
+      await cleanup.start();
+    } catch (err) {
+      // Not all deletes went out: the CRD's next event starts over.
+      cleanup.close();
+      this.#cleanups.delete(name);
+      throw err;
     }
   }
-  return {
-    kind: "Scale",
-    apiVersion: "autoscaling/v1",
-    metadata: {
-      name: meta.name,
-      namespace: meta.namespace,
-      uid: meta.uid,
-      resourceVersion: meta.resourceVersion,
-      creationTimestamp: meta.creationTimestamp,
-    },
-    spec: { replicas: Number(evaluateJsonPath(object, paths.specReplicasPath) ?? 0) },
-    status: {
-      replicas: Number(evaluateJsonPath(object, paths.statusReplicasPath) ?? 0),
-      ...(selector !== undefined ? { selector } : {}),
-    },
-  };
+
+  async #removeFinalizer(name: string): Promise<void> {
+    await this.#store!.guaranteedUpdate("", name, (current) => {
+      const meta = current.metadata ?? {};
+      return {
+        ...current,
+        metadata: {
+          ...meta,
+          finalizers: (meta.finalizers ?? []).filter((f) => f !== CRD_CLEANUP_FINALIZER),
+        },
+      };
+    });
+  }
+
+  /** A CRD is gone: stop serving it and free its names for the rest of its group. */
+  async #removed(crd: Crd): Promise<void> {
+    const name = crd.metadata?.name ?? "";
+    this.#cleanups.get(name)?.close();
+    this.#cleanups.delete(name);
+    await this.#uninstall(name);
+    this.#accepted.delete(name);
+    await this.#resyncGroup(crd.spec.group, name);
+  }
 }
 
-function setPath(object: KubeObject, path: string, value: unknown): void {
-  const parts = path.replace(/^\./, "").split(".");
-  let cur = rec(object);
-  for (const p of parts.slice(0, -1)) {
-    const next = recordAt(cur, p);
-    if (next === undefined) cur[p] = {};
-    cur = cur[p] as Json;
-  }
-  cur[parts[parts.length - 1]!] = value;
+/** Accepted names as kube writes them: empty optional names left out. */
+function asStatus(n: CrdNames): NonNullable<Crd["status"]>["acceptedNames"] {
+  return {
+    plural: n.plural,
+    ...(n.singular ? { singular: n.singular } : {}),
+    ...(n.shortNames.length > 0 ? { shortNames: [...n.shortNames] } : {}),
+    kind: n.kind,
+    ...(n.listKind ? { listKind: n.listKind } : {}),
+    ...(n.categories.length > 0 ? { categories: [...n.categories] } : {}),
+  };
 }

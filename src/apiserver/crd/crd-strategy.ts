@@ -13,6 +13,7 @@ import {
   stringAt,
 } from "../registry/strategies/util.ts";
 import type { Strategy } from "../registry/strategy.ts";
+import { validateSelectableFields } from "./selectable-fields.ts";
 
 /** The finalizer that keeps a CRD until its custom resources are deleted. */
 export const CRD_CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io";
@@ -114,6 +115,13 @@ export const crdStrategy: Strategy = {
         causes.push(field.required(`${p}.schema.openAPIV3Schema`, "schemas are required"));
       else
         causes.push(...structuralProblems(schema as OpenApiSchema, `${p}.schema.openAPIV3Schema`));
+      causes.push(
+        ...validateSelectableFields(
+          v.selectableFields,
+          schema as OpenApiSchema | undefined,
+          `${p}.selectableFields`,
+        ),
+      );
     });
     const strategy = stringAt(spec, "conversion.strategy");
     if (strategy !== undefined && strategy !== "None")
@@ -121,6 +129,22 @@ export const crdStrategy: Strategy = {
     if (spec.preserveUnknownFields === true)
       causes.push(field.invalid("spec.preserveUnknownFields", true, "must be false in v1"));
     return causes;
+  },
+  markDeleting(object) {
+    // As kube's CRD registry does when deletion starts; the CRD controller takes it from here.
+    const status = child(rec(object), "status");
+    const conditions = (arrayAt(status, "conditions") ?? []).filter(
+      (c) => (c as Json)?.type !== "Terminating",
+    );
+    conditions.push({
+      type: "Terminating",
+      status: "True",
+      reason: "InstanceDeletionPending",
+      message:
+        "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
+      lastTransitionTime: object.metadata?.deletionTimestamp,
+    });
+    status.conditions = conditions;
   },
   validateUpdate(object, old) {
     const causes: StatusCause[] = [];

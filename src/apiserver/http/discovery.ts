@@ -124,7 +124,12 @@ export function resourceList(
       verbs: [...s.verbs],
       ...(d.shortNames.length > 0 ? { shortNames: [...d.shortNames] } : {}),
       ...(d.categories.length > 0 ? { categories: [...d.categories] } : {}),
-      storageVersionHash: storageVersionHash(d.group, d.version, d.kind),
+      // From the version objects are stored at (a CRD's storage version), as kube hashes it.
+      storageVersionHash: storageVersionHash(
+        d.group,
+        s.custom?.storageVersion ?? d.version,
+        d.kind,
+      ),
     });
     for (const sub of s.subresources) {
       const scale = sub === "scale";

@@ -4,7 +4,6 @@ import { apiVersionOf, isNamespaced } from "../../resources/index.ts";
 import { applyJsonPatch } from "../patch/json-patch.ts";
 import { applyMergePatch } from "../patch/merge-patch.ts";
 import { applyStrategicMerge } from "../patch/strategic-merge.ts";
-import type { DeleteOptions } from "../registry/deletion.ts";
 import {
   type Registry,
   type ServedResource,
@@ -17,6 +16,7 @@ import { negotiate, type Output } from "./negotiate.ts";
 import { encoderFor, sendList, sendObject } from "./output.ts";
 import { sendJson, successStatus } from "./respond.ts";
 import { streamWatch, watchDeadline } from "./watch.ts";
+import { deleteOptionsOf, setWarnings, writeParams } from "./write-options.ts";
 
 /** What the resource handler needs from the server. */
 export interface ResourceContext {
@@ -66,27 +66,6 @@ function methodNotAllowed(method: string, what: string): never {
   );
 }
 
-function dryRunOf(q: URLSearchParams): boolean {
-  const values = q.getAll("dryRun");
-  for (const v of values)
-    if (v !== "All")
-      throw errors.badRequest(
-        `invalid dryRun value ${JSON.stringify(v)}: the only supported value is "All"`,
-      );
-  return values.length > 0;
-}
-
-/** Parses `fieldValidation`; true for Strict. */
-function checkFieldValidation(q: URLSearchParams): boolean {
-  const v = q.get("fieldValidation");
-  if (v !== null && v !== "" && v !== "Ignore" && v !== "Warn" && v !== "Strict") {
-    throw errors.badRequest(
-      `invalid fieldValidation ${JSON.stringify(v)}: must be one of "Ignore", "Warn", "Strict"`,
-    );
-  }
-  return v === "Strict";
-}
-
 /** Checks the apiVersion and kind a body declares against the endpoint's. */
 function checkBodyType(served: ServedResource, body: Record<string, unknown>): KubeObject {
   const want = apiVersionOf(served.def);
@@ -124,6 +103,13 @@ export async function handleResource(
   const namespacedKind = isNamespaced(served.def);
   if (!namespacedKind && r.namespaced) notFound();
   if (r.subresource !== "" && !served.subresources.includes(r.subresource)) notFound();
+  // Warnings of the request (a deprecated version's, unknown fields'), sent with the answer.
+  const warnings: string[] = [];
+  const deprecated = served.custom?.deprecationWarning;
+  if (deprecated !== undefined) {
+    warnings.push(deprecated);
+    setWarnings(res, warnings);
+  }
   const store = served.store;
   const method = req.method ?? "GET";
   const ns = r.namespace;
@@ -165,21 +151,25 @@ export async function handleResource(
   if (method === "POST") {
     if (r.subresource !== "") return createSubresource(res, served, r, query, req);
     if (r.name !== "") methodNotAllowed(method, what);
-    const dryRun = dryRunOf(query);
-    const strict = checkFieldValidation(query);
+    if (served.custom?.terminating) {
+      throw errors.methodNotAllowed(
+        "create not allowed while custom resource definition is terminating",
+      );
+    }
+    const { dryRun, fieldValidation } = writeParams(query, "CreateOptions");
     const output = negotiate(req.headers.accept, false);
     const body = checkBodyType(
       served,
       decodeObjectBody(await readBody(req), req.headers["content-type"]),
     );
-    const created = await store.create(ns, body, { dryRun, strict });
+    const created = await store.create(ns, body, { dryRun, fieldValidation, warnings });
+    setWarnings(res, warnings);
     return sendObject(ctx, res, 201, served, created, output, query);
   }
 
   if (method === "PUT") {
     if (r.name === "") methodNotAllowed(method, what);
-    const dryRun = dryRunOf(query);
-    const strict = checkFieldValidation(query);
+    const { dryRun, fieldValidation } = writeParams(query, "UpdateOptions");
     const output = negotiate(req.headers.accept, false);
     const raw = decodeObjectBody(await readBody(req), req.headers["content-type"]);
     if (r.subresource === "scale") {
@@ -189,16 +179,17 @@ export async function handleResource(
     const body = checkBodyType(served, raw);
     const updated = await store.update(ns, r.name, body, {
       dryRun,
-      strict,
+      fieldValidation,
+      warnings,
       ...(r.subresource ? { subresource: r.subresource } : {}),
     });
+    setWarnings(res, warnings);
     return sendObject(ctx, res, 200, served, updated, output, query);
   }
 
   if (method === "PATCH") {
     if (r.name === "" || r.subresource === "finalize") methodNotAllowed(method, what);
-    const dryRun = dryRunOf(query);
-    const strict = checkFieldValidation(query);
+    const { dryRun, fieldValidation } = writeParams(query, "PatchOptions");
     const output = negotiate(req.headers.accept, false);
     const type = mediaType(req.headers["content-type"]);
     const accepted = served.strategicMerge
@@ -229,15 +220,21 @@ export async function handleResource(
         }
         return checkBodyType(served, next as Record<string, unknown>);
       },
-      { dryRun, strict, ...(r.subresource ? { subresource: r.subresource } : {}) },
+      {
+        dryRun,
+        fieldValidation,
+        warnings,
+        ...(r.subresource ? { subresource: r.subresource } : {}),
+      },
     );
+    setWarnings(res, warnings);
     return sendObject(ctx, res, 200, served, patched, output, query);
   }
 
   if (method === "DELETE") {
     if (r.subresource !== "") methodNotAllowed(method, what);
-    const dryRun = dryRunOf(query);
     const options = await deleteOptionsOf(req, query);
+    const dryRun = (options.dryRun ?? []).length > 0;
     if (r.name === "") {
       if (!served.verbs.includes("deletecollection")) methodNotAllowed(method, what);
       const params = parseListParams(query, store.fieldSelectors, served.custom !== undefined, "");
@@ -264,7 +261,10 @@ export async function handleResource(
       });
     }
     const { object, deleted } = await store.delete(ns, r.name, options, { dryRun });
-    if (!deleted || store.strategy.returnDeletedObject) return sendJson(res, 200, object);
+    // kube answers 202 when asked to cascade (orphanDependents=false) and the object is still
+    // there (finalizers hold it); 200 otherwise.
+    if (!deleted) return sendJson(res, options.orphanDependents === false ? 202 : 200, object);
+    if (store.strategy.returnDeletedObject) return sendJson(res, 200, object);
     return sendJson(
       res,
       200,
@@ -300,8 +300,7 @@ async function createSubresource(
   query: URLSearchParams,
   req: IncomingMessage,
 ): Promise<void> {
-  const dryRun = dryRunOf(query);
-  checkFieldValidation(query);
+  const { dryRun } = writeParams(query, "CreateOptions");
   const body = decodeObjectBody(await readBody(req), req.headers["content-type"]);
   const kind = subresourceKind(r.subresource) ?? served.def.kind;
   const what = `${served.def.plural}/${r.subresource}`;
@@ -337,44 +336,6 @@ async function createSubresource(
 function isWatch(q: URLSearchParams): boolean {
   const w = q.get("watch");
   return w !== null && w !== "false" && w !== "0";
-}
-
-async function deleteOptionsOf(req: IncomingMessage, q: URLSearchParams): Promise<DeleteOptions> {
-  const body = await readBody(req);
-  let options: DeleteOptions = {};
-  if (body.length > 0) {
-    const parsed = parseJson(body);
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
-      throw errors.badRequest("DeleteOptions must be a JSON object");
-    options = parsed as DeleteOptions;
-  }
-  const policy = q.get("propagationPolicy");
-  if (policy !== null)
-    options = { ...options, propagationPolicy: policy as DeleteOptions["propagationPolicy"] };
-  const orphan = q.get("orphanDependents");
-  if (orphan !== null) options = { ...options, orphanDependents: orphan === "true" };
-  const grace = q.get("gracePeriodSeconds");
-  if (grace !== null) options = { ...options, gracePeriodSeconds: Number(grace) };
-  const p = options.propagationPolicy;
-  if (p !== undefined && p !== "Orphan" && p !== "Background" && p !== "Foreground") {
-    throw errors.invalid("DeleteOptions", "meta.k8s.io", "", [
-      {
-        reason: "FieldValueNotSupported",
-        field: "propagationPolicy",
-        message: `Unsupported value: ${JSON.stringify(p)}: supported values: "Foreground", "Background", "Orphan"`,
-      },
-    ]);
-  }
-  if (p !== undefined && options.orphanDependents !== undefined) {
-    throw errors.invalid("DeleteOptions", "meta.k8s.io", "", [
-      {
-        reason: "FieldValueInvalid",
-        field: "propagationPolicy",
-        message: 'Invalid value: "": orphanDependents and deletionPropagation cannot be both set',
-      },
-    ]);
-  }
-  return options;
 }
 
 async function serveWatch(

@@ -9,6 +9,7 @@ import {
   realClock,
 } from "../../core/index.ts";
 import { CrdController } from "../crd/crd-controller.ts";
+import { customResourceScale } from "../crd/scale.ts";
 import { Registry } from "../registry/registry.ts";
 import { MemoryStorage } from "../storage/memory-storage.ts";
 import type { Storage } from "../storage/storage.ts";
@@ -132,7 +133,7 @@ export class ApiServer {
       registry: this.#registry,
       clock: this.#clock,
       minRequestTimeoutSeconds: this.#minRequestTimeoutSeconds,
-      scale: this.#crds.scale,
+      scale: customResourceScale,
     };
     const server = createServer((req, res) => {
       this.#handle(ctx, req, res).catch((err: unknown) => sendError(res, err));

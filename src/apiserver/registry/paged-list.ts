@@ -1,5 +1,5 @@
 import { errors, type KubeObject } from "../../core/index.ts";
-import type { Storage } from "../storage/storage.ts";
+import type { KeyValue, Storage } from "../storage/storage.ts";
 import { isStorageError } from "../storage/storage-error.ts";
 import { CacheEntry, type ObjectAttrs } from "../watchcache/cache-event.ts";
 import type { CacheFilter } from "../watchcache/cache-watcher.ts";
@@ -19,6 +19,7 @@ export async function listFromStorage(
   filter: CacheFilter,
   q: ListQuery,
   attrs: (object: KubeObject) => ObjectAttrs,
+  decode: (kv: KeyValue) => KubeObject = decodeFromStorage,
 ): Promise<ListResult> {
   let revision: number | undefined;
   let startKey = prefix;
@@ -47,7 +48,7 @@ export async function listFromStorage(
       listRevision = page.revision;
       revision = page.revision;
       for (const kv of page.kvs) {
-        const object = decodeFromStorage(kv);
+        const object = decode(kv);
         const e = new CacheEntry(kv.key, object, kv.modRevision, attrs(object));
         if (selecting && !matchesFilter(filter, e)) continue;
         if (limit > 0 && items.length === limit) {

@@ -24,6 +24,7 @@ import type { Storage } from "../storage/storage.ts";
 import { jsonEncoder, type WatchEncoder } from "../watchcache/cache-event.ts";
 import { WatchCache, type WatchCacheOptions } from "../watchcache/watch-cache.ts";
 import { decodeFromStorage } from "./codec.ts";
+import { pruneBuiltin } from "./known-fields.ts";
 import { attrsOf, Store, type StoreOptions } from "./store.ts";
 import {
   configMapStrategy,
@@ -35,6 +36,7 @@ import {
   eventFromV1,
   eventStrategy,
   eventToV1,
+  eventV1Strategy,
   leaseStrategy,
 } from "./strategies/events-leases.ts";
 import { namespaceStrategy, SYSTEM_NAMESPACES } from "./strategies/namespace.ts";
@@ -73,6 +75,15 @@ export interface CustomResourceInfo {
   };
   /** The version's schema (for OpenAPI). */
   readonly schema?: unknown;
+  /** The CRD's storage version (discovery's storageVersionHash is computed from it). */
+  readonly storageVersion: string;
+  /**
+   * The CRD is being deleted: creates are refused (405) and discovery lists only the verbs
+   * that read or delete, while its custom resources are removed.
+   */
+  readonly terminating?: boolean;
+  /** Set for a deprecated version: the text of the warning every request to it gets. */
+  readonly deprecationWarning?: string;
 }
 
 /** Options of {@link Registry}. */
@@ -162,6 +173,7 @@ export class Registry {
         verbs: spec.verbs ?? ALL_VERBS,
         strategicMerge: true,
         encoder: spec.encoder ?? jsonEncoder,
+        normalize: (o) => pruneBuiltin(spec.def.kind, o),
         ...(spec.fromStorage ? { fromStorage: spec.fromStorage } : {}),
         ...(spec.toStorage ? { toStorage: spec.toStorage } : {}),
         ...(spec.storageApiVersion ? { storageApiVersion: spec.storageApiVersion } : {}),
@@ -178,7 +190,12 @@ export class Registry {
     }
   }
 
-  /** Serves `def` from `prefix` (creating or sharing its watch cache). */
+  /**
+   * Serves `def` from `prefix`, creating or sharing its watch cache. With `freshCache`, a new
+   * cache replaces the prefix's existing one (whose entries were decoded, and selectable values
+   * computed, another way): the old one keeps serving the versions not reinstalled yet and is
+   * closed once none uses it, so requests meanwhile are answered, not 404.
+   */
   async install(
     def: ResourceDefinition,
     strategy: Strategy,
@@ -189,12 +206,13 @@ export class Registry {
       Partial<
         Pick<
           StoreOptions,
-          "fromStorage" | "toStorage" | "storageApiVersion" | "validate" | "normalize"
+          "fromStorage" | "toStorage" | "storageApiVersion" | "validate" | "normalize" | "decode"
         >
-      >,
+      > & { readonly freshCache?: boolean },
   ): Promise<ServedResource> {
     let cache = this.#caches.get(prefix);
-    if (cache === undefined) {
+    const replaced = extra.freshCache ? cache : undefined;
+    if (cache === undefined || replaced !== undefined) {
       cache = new WatchCache({
         ...this.#o.watchCache,
         storage: this.storage,
@@ -202,7 +220,7 @@ export class Registry {
         clock: this.clock,
         kind: def.kind,
         apiVersion: extra.storageApiVersion ?? apiVersionOf(def),
-        decode: decodeFromStorage,
+        decode: extra.decode ?? decodeFromStorage,
         attrs: (o) => attrsOf(strategy, o),
       });
       this.#caches.set(prefix, cache);
@@ -222,6 +240,7 @@ export class Registry {
       ...(extra.storageApiVersion ? { storageApiVersion: extra.storageApiVersion } : {}),
       ...(extra.validate ? { validate: extra.validate } : {}),
       ...(extra.normalize ? { normalize: extra.normalize } : {}),
+      ...(extra.decode ? { decode: extra.decode } : {}),
     });
     const served: ServedResource = {
       def,
@@ -232,6 +251,11 @@ export class Registry {
       ...(extra.custom ? { custom: extra.custom } : {}),
     };
     this.#served.set(servedKey(def.group, def.version, def.plural), served);
+    if (
+      replaced !== undefined &&
+      ![...this.#served.values()].some((s) => s.store.cache === replaced)
+    )
+      await replaced.close();
     return served;
   }
 
@@ -351,7 +375,7 @@ function builtinSpecs(): BuiltinSpec[] {
     { def: events, strategy: eventStrategy, prefix: "/registry/events/" },
     {
       def: eventsV1,
-      strategy: eventStrategy,
+      strategy: eventV1Strategy,
       prefix: "/registry/events/",
       encoder: eventsV1Encoder,
       fromStorage: eventToV1,

@@ -11,7 +11,7 @@ import {
   type StatusCause,
 } from "../../core/index.ts";
 import { apiVersionOf, isNamespaced, type ResourceDefinition } from "../../resources/index.ts";
-import type { Storage } from "../storage/storage.ts";
+import type { KeyValue, Storage } from "../storage/storage.ts";
 import { isStorageError } from "../storage/storage-error.ts";
 import type { CacheEntry, ObjectAttrs, WatchEncoder } from "../watchcache/cache-event.ts";
 import type { CacheFilter, CacheWatcher } from "../watchcache/cache-watcher.ts";
@@ -40,12 +40,20 @@ export interface StoreOptions {
   /** Extra validation (a custom resource's schema), run after the strategy's. */
   readonly validate?: (object: KubeObject) => StatusCause[];
   /**
-   * Normalizes an object on write (pruning, defaults of a custom resource schema); with
-   * `strict` (fieldValidation=Strict) it throws instead of dropping unknown fields.
+   * Normalizes an object on write as kube's decoding does: drops the fields its schema does not
+   * have (a built-in kind's Go type, a custom resource's structural schema) and applies
+   * defaults. Returns the paths of the fields dropped; the store turns them into warnings, or a
+   * 400 with fieldValidation=Strict.
    */
-  readonly normalize?: (object: KubeObject, strict: boolean) => void;
+  readonly normalize?: (object: KubeObject) => string[];
   /** The encoder for this version's output (rewrites apiVersion for other versions). */
   readonly encoder: WatchEncoder;
+  /**
+   * How a stored value becomes the object — for custom resources, pruned and defaulted with the
+   * storage version's schema, as kube reads them from etcd. The watch cache must decode the same
+   * way. @default decodeFromStorage
+   */
+  readonly decode?: (kv: KeyValue) => KubeObject;
   /** Converts a stored object to this version (the inverse of `toStorage`). */
   readonly fromStorage?: (object: KubeObject) => KubeObject;
   /** Converts an object of this version to the stored form. */
@@ -78,11 +86,20 @@ export interface DeleteOutcome {
   readonly deleted: boolean;
 }
 
-/** Whether a write is real or only checked (`dryRun=All`). */
+/** How unknown fields in a write are treated (kube's `fieldValidation`). */
+export type FieldValidation = "Ignore" | "Warn" | "Strict";
+
+/** Whether a write is real or only checked (`dryRun=All`), and how unknown fields count. */
 export interface WriteOptions {
   readonly dryRun?: boolean;
-  /** `fieldValidation=Strict`: unknown fields are an error instead of being dropped. */
-  readonly strict?: boolean;
+  /**
+   * Unknown fields are dropped silently (Ignore), dropped with a warning (Warn: kube's default),
+   * or refused with 400 BadRequest (Strict).
+   * @default "Warn"
+   */
+  readonly fieldValidation?: FieldValidation;
+  /** Receives the warnings of a successful write (`unknown field "spec.x"`). */
+  readonly warnings?: string[];
 }
 
 const MAX_UPDATE_ATTEMPTS = 16;
@@ -151,7 +168,7 @@ export class Store {
     }
     const kv = await this.#o.storage.get(key);
     if (kv === undefined) throw errors.notFound(this.#gr, name);
-    return this.#out(decodeFromStorage(kv));
+    return this.#out(this.#decode(kv));
   }
 
   /** Lists objects (see kube's list semantics for resourceVersion, limit and continue). */
@@ -165,7 +182,14 @@ export class Store {
     if (q.continue !== undefined || exact || (paged && q.resourceVersionMatch !== "NotOlderThan")) {
       const prefix =
         isNamespaced(this.def) && namespace ? `${this.#o.prefix}${namespace}/` : this.#o.prefix;
-      return listFromStorage(this.#o.storage, prefix, filter, q, (o) => this.attrs(o));
+      return listFromStorage(
+        this.#o.storage,
+        prefix,
+        filter,
+        q,
+        (o) => this.attrs(o),
+        (kv) => this.#decode(kv),
+      );
     }
     const cache = this.#o.cache;
     if (rv === "") await cache.waitUntilFresh(await this.#o.storage.currentRevision(), signal);
@@ -201,7 +225,7 @@ export class Store {
     delete meta.selfLink;
     if (this.#o.strategy.trackGeneration) meta.generation = 1;
     else delete meta.generation;
-    this.#o.normalize?.(object, options.strict ?? false);
+    const warnings = this.#normalize(object, options.fieldValidation);
     this.#o.strategy.prepareForCreate?.(object);
     const generate = !meta.name && Boolean(meta.generateName);
     if (generate) meta.name = this.#generateName(meta.generateName!);
@@ -209,19 +233,24 @@ export class Store {
       object,
       validateObjectMeta(meta, this.#o.strategy.nameRule ?? "subdomain", isNamespaced(this.def)),
       this.#o.strategy.validate?.(object),
+      this.#o.strategy.validateCreate?.(object),
     );
     if (isNamespaced(this.def))
       await this.#o.admitNamespace?.(namespace, this.#gr, meta.name ?? "");
+    const done = () => {
+      options.warnings?.push(...warnings);
+      return this.#out(object);
+    };
     for (let attempt = 1; ; attempt++) {
       const key = this.key(namespace, meta.name!);
       if (options.dryRun) {
         const existing = await this.#o.storage.get(key);
-        if (existing === undefined) return this.#out(object);
+        if (existing === undefined) return done();
       } else {
         try {
           const kv = await this.#o.storage.create(key, encodeForStorage(object));
           meta.resourceVersion = String(kv.modRevision);
-          return this.#out(object);
+          return done();
         } catch (err) {
           if (!isStorageError(err, "KeyExists")) throw err;
         }
@@ -229,8 +258,7 @@ export class Store {
       if (!generate || attempt >= GENERATE_NAME_ATTEMPTS) {
         const existing = await this.#o.storage.get(key);
         const deleting =
-          existing !== undefined &&
-          Boolean(decodeFromStorage(existing).metadata?.deletionTimestamp);
+          existing !== undefined && Boolean(this.#decode(existing).metadata?.deletionTimestamp);
         throw errors.alreadyExists(this.#gr, meta.name!, deleting);
       }
       meta.name = this.#generateName(meta.generateName!);
@@ -282,45 +310,51 @@ export class Store {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.#o.storage.get(key);
       if (kv === undefined) throw errors.notFound(this.#gr, name);
-      const stored = decodeFromStorage(kv);
+      const stored = this.#decode(kv);
       const current = this.#out(cloneObject(stored));
       const next = this.#in(mutate(current));
       const meta = metaOf(next);
       if (meta.resourceVersion && meta.resourceVersion !== String(kv.modRevision)) {
         throw errors.staleResourceVersion(this.#gr, name);
       }
+      const warnings: string[] = [];
       const object = this.#prepareUpdate(
         next,
         stored,
         options.subresource,
-        options.strict ?? false,
+        options.fieldValidation,
+        warnings,
       );
+      const done = (o: KubeObject) => {
+        options.warnings?.push(...warnings);
+        return this.#out(o);
+      };
       const old = stored.metadata!;
       if (
         metaOf(object).deletionTimestamp &&
         (metaOf(object).finalizers ?? []).length === 0 &&
         !this.#blocksDeletion(object)
       ) {
-        if (options.dryRun) return this.#out(object);
+        if (options.dryRun) return done(object);
         try {
           const { revision } = await this.#o.storage.delete(key, kv.modRevision);
           metaOf(object).resourceVersion = String(revision);
-          return this.#out(object);
+          return done(object);
         } catch (err) {
           if (isStorageError(err, "Conflict") && attempt < MAX_UPDATE_ATTEMPTS) continue;
           throw this.#storageError(err, name);
         }
       }
       const encoded = encodeForStorage(object);
-      if (encoded === kv.value) return this.#out(stored); // no-op: no new revision, no event
+      if (encoded === kv.value) return done(stored); // no-op: no new revision, no event
       if (options.dryRun) {
         metaOf(object).resourceVersion = old.resourceVersion!;
-        return this.#out(object);
+        return done(object);
       }
       try {
         const written = await this.#o.storage.update(key, encoded, kv.modRevision);
         metaOf(object).resourceVersion = String(written.modRevision);
-        return this.#out(object);
+        return done(object);
       } catch (err) {
         if (isStorageError(err, "Conflict") && attempt < MAX_UPDATE_ATTEMPTS) continue;
         throw this.#storageError(err, name);
@@ -357,7 +391,7 @@ export class Store {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.#o.storage.get(key);
       if (kv === undefined) throw errors.notFound(this.#gr, name);
-      const stored = decodeFromStorage(kv);
+      const stored = this.#decode(kv);
       const meta = metaOf(stored);
       const pre = options.preconditions;
       if (pre?.uid && pre.uid !== meta.uid) {
@@ -416,6 +450,10 @@ export class Store {
     }
   }
 
+  #decode(kv: KeyValue): KubeObject {
+    return this.#o.decode ? this.#o.decode(kv) : decodeFromStorage(kv);
+  }
+
   /** True while something other than metadata.finalizers keeps a deleting object (namespaces). */
   #blocksDeletion(object: KubeObject): boolean {
     return this.#o.strategy.blocksDeletion?.(object) ?? false;
@@ -425,12 +463,15 @@ export class Store {
     next: KubeObject,
     stored: KubeObject,
     subresource: string | undefined,
-    strict: boolean,
+    fieldValidation: FieldValidation | undefined,
+    warnings: string[],
   ): KubeObject {
     const strategy = this.#o.strategy;
     const old = stored.metadata!;
     let object: KubeObject;
     if (subresource === "status") {
+      // kube decodes the whole body (pruning, defaults) before taking its status.
+      warnings.push(...this.#normalize(next, fieldValidation));
       object = {
         ...cloneObject(stored),
         status: (next as { status?: unknown }).status,
@@ -447,7 +488,7 @@ export class Store {
         ) ?? next;
     } else {
       object = next;
-      this.#o.normalize?.(object, strict);
+      warnings.push(...this.#normalize(object, fieldValidation));
       if (strategy.statusSubresource) {
         const s = (stored as { status?: unknown }).status;
         if (s === undefined) delete (object as { status?: unknown }).status;
@@ -489,6 +530,23 @@ export class Store {
       strategy.validateUpdate?.(object, stored, subresource),
     );
     return object;
+  }
+
+  /**
+   * Drops unknown fields and applies defaults (see {@link StoreOptions.normalize}); returns the
+   * warnings to send, or throws 400 for fieldValidation=Strict, with kube's wording.
+   */
+  #normalize(object: KubeObject, fieldValidation: FieldValidation | undefined): string[] {
+    const dropped = this.#o.normalize?.(object) ?? [];
+    if (dropped.length === 0 || fieldValidation === "Ignore") return [];
+    const unknown = dropped.map((d) => `unknown field ${JSON.stringify(d)}`);
+    if (fieldValidation === "Strict") {
+      const { kind, version } = this.def;
+      throw errors.badRequest(
+        `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: strict decoding error: ${unknown.join(", ")}`,
+      );
+    }
+    return unknown;
   }
 
   #validate(object: KubeObject, ...lists: (StatusCause[] | undefined)[]): void {

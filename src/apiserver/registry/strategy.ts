@@ -32,8 +32,10 @@ export interface Strategy {
   prepareForCreate?(object: KubeObject): void;
   /** Same on update, knowing the stored object. Mutates `object`. */
   prepareForUpdate?(object: KubeObject, old: KubeObject): void;
-  /** Kind-specific validation of a new object. */
+  /** Kind-specific validation of an object, on create and on update. */
   validate?(object: KubeObject): StatusCause[];
+  /** Validation of a new object only, besides `validate` (rules an update does not apply). */
+  validateCreate?(object: KubeObject): StatusCause[];
   /**
    * Kind-specific validation of an update (immutable fields). `subresource` is the subresource
    * written (`status`, or one `prepareSubresource` built the object for), if any.

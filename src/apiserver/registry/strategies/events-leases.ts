@@ -1,36 +1,12 @@
 import type { KubeObject, StatusCause } from "../../../core/index.ts";
 import { field } from "../field-errors.ts";
 import type { Strategy } from "../strategy.ts";
+import { legacyEventCauses, v1EventCreateCauses, v1EventUpdateCauses } from "./event-validation.ts";
 import { type Json, rec, recordAt, stringAt } from "./util.ts";
 
 /** core/v1 Events: the legacy validation rules of kube's `ValidateEventCreate`. */
 export const eventStrategy: Strategy = {
-  validate(object) {
-    const o = rec(object);
-    const causes: StatusCause[] = [];
-    const ns = object.metadata?.namespace ?? "";
-    const involved = recordAt(o, "involvedObject") ?? {};
-    const involvedNs = typeof involved.namespace === "string" ? involved.namespace : "";
-    if (o.eventTime === undefined || o.eventTime === null) {
-      if (involvedNs !== "" && involvedNs !== ns) {
-        causes.push(
-          field.invalid("involvedObject.namespace", involvedNs, "does not match event.namespace"),
-        );
-      }
-    } else {
-      for (const k of ["reportingController", "reportingInstance", "action", "reason"]) {
-        const v = o[k === "reportingController" ? "reportingComponent" : k];
-        if (typeof v !== "string" || v === "") causes.push(field.required(k));
-        else if (v.length > 128) causes.push(field.tooLong(k, 128));
-      }
-      if (typeof o.message === "string" && o.message.length > 1024)
-        causes.push(field.tooLong("message", 1024));
-    }
-    if (o.type !== undefined && o.type !== "Normal" && o.type !== "Warning") {
-      causes.push(field.notSupported("type", o.type, ["Normal", "Warning"]));
-    }
-    return causes;
-  },
+  validate: legacyEventCauses,
   fieldSelectors: [
     "involvedObject.kind",
     "involvedObject.namespace",
@@ -68,6 +44,17 @@ export const eventStrategy: Strategy = {
     },
     { name: "Message", type: "string", cell: (o) => stringAt(o, "message") ?? "" },
   ],
+};
+
+/**
+ * events.k8s.io/v1 Events (stored as core/v1 ones): besides the legacy rules, a create needs
+ * eventTime and a type of Normal or Warning and may not set the deprecated fields; an update may
+ * not change what the event reports.
+ */
+export const eventV1Strategy: Strategy = {
+  ...eventStrategy,
+  validateCreate: v1EventCreateCauses,
+  validateUpdate: v1EventUpdateCauses,
 };
 
 /** Field renames between core/v1 Event (stored) and events.k8s.io/v1 Event. */
