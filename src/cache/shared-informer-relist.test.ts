@@ -90,6 +90,39 @@ describe("SharedInformer: relists and bad objects", () => {
     await running;
   });
 
+  it("keeps the cached instance of an object a relist finds unchanged, so its next update's old is the one handlers saw", async () => {
+    // The transform copies, so every list and watch event brings a new instance.
+    const { lw, clock, informer } = setup({ transform: (o) => ({ ...o }) });
+    lw.upsert(cm("a"));
+    lw.upsert(cm("b"));
+    const seen = new Map<string, Cm>();
+    const problems: string[] = [];
+    informer.addEventHandler({
+      onAdd: (o) => void seen.set(o.metadata.name, o),
+      onUpdate: (old, o) => {
+        if (seen.get(o.metadata.name) !== old)
+          problems.push(`update ${o.metadata.name}: old unseen`);
+        seen.set(o.metadata.name, o);
+      },
+    });
+    const running = informer.run();
+    await informer.waitForSync();
+    await until(() => seen.size === 2);
+    const cachedA = informer.store.get("ns/a");
+    lw.endWatches(new Error("network down"));
+    await until(() => clock.pendingTimers > 0, "the backoff");
+    lw.upsert(cm("b", { v: "2" }));
+    lw.compact(); // the watch cannot resume: a relist
+    await clock.runNextAsync();
+    await until(() => seen.get("b")?.data?.v === "2", "the relist");
+    assert.equal(informer.store.get("ns/a"), cachedA, "a is unchanged: the same instance");
+    lw.upsert(cm("a", { v: "2" }));
+    await until(() => seen.get("a")?.data?.v === "2", "the update of a");
+    assert.deepEqual(problems, []);
+    await informer.stop();
+    await running;
+  });
+
   it("caches an object as it came when the transform returns something else, and keeps going", async () => {
     const { lw, informer, errorsLogged } = setup({
       // Edits in place and forgets to return for "bad".

@@ -286,8 +286,15 @@ export class SharedInformer<T extends KubeObject> {
     }
   }
 
-  /** A relist: swap the cache, then tombstones for what vanished, then adds and updates. */
-  #replace(objects: readonly T[], rv: string): void {
+  /**
+   * A relist: swap the cache, then tombstones for what vanished, then adds and updates. An object
+   * the relist finds at the resourceVersion the cache has is the same object: the cached instance
+   * stays (so the `old` of its next update is the instance every handler was given, and the
+   * list's copy is garbage at once); it reaches only handlers that asked for resyncs.
+   */
+  #replace(listed: readonly T[], rv: string): void {
+    const objects =
+      this.#indexer.size === 0 ? listed : listed.map((obj) => this.#cachedIfSame(obj));
     const old = this.#indexer.replace(objects, rv);
     old.forEach((obj, ns, name) => {
       if (this.#indexer.getIn(ns, name) === undefined) {
@@ -309,6 +316,17 @@ export class SharedInformer<T extends KubeObject> {
       for (const w of waiters) w();
       for (const l of this.#listeners) l.checkSynced();
     }
+  }
+
+  /** The cached instance of `obj` if the cache holds it at the same resourceVersion, else `obj`. */
+  #cachedIfSame(obj: T): T {
+    const meta = obj.metadata;
+    const cached = this.#indexer.getIn(meta?.namespace ?? "", meta?.name ?? "");
+    return cached !== undefined &&
+      cached.metadata?.resourceVersion === meta?.resourceVersion &&
+      cached.metadata?.uid === meta?.uid
+      ? cached
+      : obj;
   }
 
   /**
