@@ -5,7 +5,8 @@
  * Rules every suite follows: the subject and its baseline or peer run in the same process run,
  * interleaved round by round (the order rotates each round, so neither always runs warm or
  * cold), and each figure is the median over the rounds. Figures go out through `ctx.report`,
- * as one JSON line each with `--json`, or as a table otherwise.
+ * as one JSON line each with `--json`, or as a table otherwise. `KONTROLLER_BENCH_ROUNDS=1`
+ * also prints every round's figures to stderr.
  */
 
 /** One measured figure. `value` is the median over rounds. */
@@ -101,6 +102,10 @@ export function makeContext(
         const order = names.map((_, i) => names[(i + round) % names.length]!);
         for (const n of order) {
           const measured = await impls[n]!();
+          if (process.env.KONTROLLER_BENCH_ROUNDS) {
+            const values = Object.entries(measured).map(([m, v]) => `${m}=${v.value.toFixed(2)}`);
+            console.error(`${workload} round ${round + 1} ${n}: ${values.join(" ")}`);
+          }
           for (const [metric, { value, unit }] of Object.entries(measured)) {
             const m = samples.get(n)!;
             if (!m.has(metric)) m.set(metric, { values: [], unit });
