@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startTestServer, type TestServer } from "kontroller/testing";
-import { call, type Loose, watch } from "./helpers.ts";
+import { call, cond, crdUntil, type Loose, watch } from "./helpers.ts";
 
 const CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 const merge = { "content-type": "application/merge-patch+json" };
@@ -32,22 +32,6 @@ function crd(
   };
 }
 
-/** Watches a CRD until `done` holds for it; resolves with that state. */
-async function crdUntil(url: string, name: string, done: (o: Loose) => boolean): Promise<Loose> {
-  const w = await watch(url, `${CRDS}?watch=1&fieldSelector=metadata.name%3D${name}`);
-  try {
-    for (;;) {
-      const e = await w.next();
-      assert.ok(e !== undefined, `the watch on ${name} ended`);
-      if (done(e.object)) return e.object;
-    }
-  } finally {
-    w.close();
-  }
-}
-
-const cond = (o: Loose, type: string) =>
-  o.status?.conditions?.find((c: { type: string }) => c.type === type);
 const established = (o: Loose) => cond(o, "Established")?.status === "True";
 const namesRejected = (o: Loose) => cond(o, "NamesAccepted")?.status === "False";
 

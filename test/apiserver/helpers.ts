@@ -1,5 +1,7 @@
 /** Small HTTP helpers for the black-box API server suites (fetch, JSON, watch lines). */
 
+import assert from "node:assert/strict";
+
 export interface Reply<T = Record<string, unknown>> {
   status: number;
   headers: Headers;
@@ -112,3 +114,27 @@ export async function watch(
     close: () => ac.abort(),
   };
 }
+
+const CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+
+/** Watches the CRD `name` until `done` holds for it; resolves with that state. */
+export async function crdUntil(
+  url: string,
+  name: string,
+  done: (o: Loose) => boolean,
+): Promise<Loose> {
+  const w = await watch(url, `${CRDS}?watch=1&fieldSelector=metadata.name%3D${name}`);
+  try {
+    for (;;) {
+      const e = await w.next();
+      assert.ok(e !== undefined, `the watch on ${name} ended`);
+      if (done(e.object)) return e.object;
+    }
+  } finally {
+    w.close();
+  }
+}
+
+/** The condition of `type` in an object's status, if any. */
+export const cond = (o: Loose, type: string) =>
+  o.status?.conditions?.find((c: { type: string }) => c.type === type);

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startTestServer, type TestServer } from "kontroller/testing";
-import { call, configMap, watch } from "./helpers.ts";
+import { call, cond, configMap, crdUntil, watch } from "./helpers.ts";
 
 const cms = "/api/v1/namespaces/default/configmaps";
 const deploys = "/apis/apps/v1/namespaces/default/deployments";
@@ -183,6 +183,109 @@ describe("API server over HTTP: unknown fields of built-in kinds", () => {
     assert.equal(warnedPatch.status, 200);
     assert.equal(warnedPatch.headers.get("warning"), '299 - "unknown field \\"dataa\\""');
     assert.equal(warnedPatch.body.dataa, undefined);
+  });
+});
+
+describe("API server over HTTP: duplicate fields", () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({ controllers: false });
+  });
+  after(() => s.close());
+
+  // JSON.parse keeps the last of two equal keys; kube's strict decoder names each repeat.
+  const twice = (name: string) =>
+    `{"metadata":{"name":"${name}","labels":{"a":"1","a":"2"}},"data":{"k":"v"},"data":{"k":"w"}}`;
+
+  it("warns about them by default, refuses them with Strict, ignores them with Ignore", async () => {
+    const warned = await call(s.url, "POST", cms, twice("dup-warned"));
+    assert.equal(warned.status, 201);
+    assert.equal(
+      warned.headers.get("warning"),
+      '299 - "duplicate field \\"metadata.labels.a\\"", 299 - "duplicate field \\"data\\""',
+    );
+    assert.deepEqual(warned.body.data, { k: "w" }, "the last one counts, as in kube");
+    const strict = await call(s.url, "POST", `${cms}?fieldValidation=Strict`, twice("dup-strict"));
+    assert.equal(strict.status, 400);
+    assert.equal(strict.body.reason, "BadRequest");
+    assert.equal(
+      strict.body.message,
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "metadata.labels.a", duplicate field "data"',
+    );
+    assert.equal((await call(s.url, "GET", `${cms}/dup-strict`)).status, 404, "nothing stored");
+    const ignored = await call(s.url, "POST", `${cms}?fieldValidation=Ignore`, twice("dup-ign"));
+    assert.equal(ignored.status, 201);
+    assert.equal(ignored.headers.get("warning"), null);
+  });
+
+  it("counts with unknown fields, in updates, and in merge patches but not JSON patches", async () => {
+    const put = await call(
+      s.url,
+      "PUT",
+      `${cms}/dup-warned?fieldValidation=Strict`,
+      '{"metadata":{"name":"dup-warned"},"dat":{},"data":{"x":"1","x":"2"}}',
+    );
+    assert.equal(put.status, 400);
+    assert.match(
+      put.body.message,
+      /strict decoding error: unknown field "dat", duplicate field "data.x"$/,
+    );
+    const patch = await call(
+      s.url,
+      "PATCH",
+      `${cms}/dup-warned?fieldValidation=Strict`,
+      '{"data":{"x":"1","x":"2"}}',
+      merge,
+    );
+    assert.equal(patch.status, 400);
+    assert.match(patch.body.message, /strict decoding error: duplicate field "data.x"$/);
+    const ops = await call(
+      s.url,
+      "PATCH",
+      `${cms}/dup-warned?fieldValidation=Strict`,
+      '[{"op":"add","path":"/data/y","value":"1","value":"2"}]',
+      { "content-type": "application/json-patch+json" },
+    );
+    assert.equal(ops.status, 200);
+    assert.equal(ops.body.data.y, "2");
+  });
+
+  it("reports them for custom resources too", async () => {
+    const crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    const crd = {
+      metadata: { name: "gadgets.example.com" },
+      spec: {
+        group: "example.com",
+        scope: "Namespaced",
+        names: { plural: "gadgets", singular: "gadget", kind: "Gadget", listKind: "GadgetList" },
+        versions: [
+          {
+            name: "v1",
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: "object",
+                properties: {
+                  spec: { type: "object", properties: { size: { type: "integer" } } },
+                },
+              },
+            },
+          },
+        ],
+      },
+    };
+    assert.equal((await call(s.url, "POST", crds, crd)).status, 201);
+    await crdUntil(s.url, "gadgets.example.com", (o) => cond(o, "Established")?.status === "True");
+    const gadgets = "/apis/example.com/v1/namespaces/default/gadgets";
+    const body =
+      '{"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"g"},"spec":{"size":1,"size":2}}';
+    const strict = await call(s.url, "POST", `${gadgets}?fieldValidation=Strict`, body);
+    assert.equal(strict.status, 400);
+    assert.match(
+      strict.body.message,
+      /^Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: duplicate field "spec.size"$/,
+    );
   });
 });
 

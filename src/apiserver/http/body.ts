@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { parse as parseYaml } from "yaml";
 import { errors } from "../../core/index.ts";
+import { duplicateFields } from "./duplicate-fields.ts";
 
 /** kube-apiserver's limit on a request body (3 MiB). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -69,6 +70,22 @@ export function decodeObjectBody(
     return requireObject(value);
   }
   throw unsupported(type, ACCEPTED);
+}
+
+/**
+ * The keys a JSON body has twice in one object (see {@link duplicateFields}), unless duplicates
+ * do not matter (`fieldValidation=Ignore`) or the body is not JSON (the YAML parser refuses
+ * duplicate keys itself). Call it on a body that parsed.
+ */
+export function duplicatesIn(
+  body: Buffer,
+  contentType: string | undefined,
+  fieldValidation: "Ignore" | "Warn" | "Strict",
+): string[] {
+  if (fieldValidation === "Ignore") return [];
+  const type = mediaType(contentType) || "application/json";
+  if (type.endsWith("yaml")) return [];
+  return duplicateFields(body.toString("utf8"));
 }
 
 /** 415 for a body type, naming the types that are accepted. */

@@ -10,7 +10,14 @@ import {
   subresourceKind,
   subresourceVerbs,
 } from "../registry/registry.ts";
-import { decodeObjectBody, mediaType, parseJson, readBody, unsupported } from "./body.ts";
+import {
+  decodeObjectBody,
+  duplicatesIn,
+  mediaType,
+  parseJson,
+  readBody,
+  unsupported,
+} from "./body.ts";
 import { parseListParams } from "./list-options.ts";
 import { negotiate, type Output } from "./negotiate.ts";
 import { encoderFor, sendList, sendObject } from "./output.ts";
@@ -158,11 +165,16 @@ export async function handleResource(
     }
     const { dryRun, fieldValidation } = writeParams(query, "CreateOptions");
     const output = negotiate(req.headers.accept, false);
-    const body = checkBodyType(
-      served,
-      decodeObjectBody(await readBody(req), req.headers["content-type"]),
-    );
-    const created = await store.create(ns, body, { dryRun, fieldValidation, warnings });
+    const bytes = await readBody(req);
+    const contentType = req.headers["content-type"];
+    const body = checkBodyType(served, decodeObjectBody(bytes, contentType));
+    const duplicateFields = duplicatesIn(bytes, contentType, fieldValidation);
+    const created = await store.create(ns, body, {
+      dryRun,
+      fieldValidation,
+      warnings,
+      duplicateFields,
+    });
     setWarnings(res, warnings);
     return sendObject(ctx, res, 201, served, created, output, query);
   }
@@ -171,7 +183,9 @@ export async function handleResource(
     if (r.name === "") methodNotAllowed(method, what);
     const { dryRun, fieldValidation } = writeParams(query, "UpdateOptions");
     const output = negotiate(req.headers.accept, false);
-    const raw = decodeObjectBody(await readBody(req), req.headers["content-type"]);
+    const bytes = await readBody(req);
+    const contentType = req.headers["content-type"];
+    const raw = decodeObjectBody(bytes, contentType);
     if (r.subresource === "scale") {
       if (ctx.scale === undefined) notFound();
       return sendJson(res, 200, await ctx.scale.update(served, ns, r.name, () => raw, dryRun));
@@ -181,6 +195,7 @@ export async function handleResource(
       dryRun,
       fieldValidation,
       warnings,
+      duplicateFields: duplicatesIn(bytes, contentType, fieldValidation),
       ...(r.subresource ? { subresource: r.subresource } : {}),
     });
     setWarnings(res, warnings);
@@ -200,7 +215,11 @@ export async function handleResource(
         ]
       : ["application/json-patch+json", "application/merge-patch+json"];
     if (!accepted.includes(type)) throw unsupported(type, accepted);
-    const patch = parseJson(await readBody(req));
+    const patchBytes = await readBody(req);
+    const patch = parseJson(patchBytes);
+    // A JSON patch is a list of operations: a key twice in one is not a field of the object.
+    const duplicateFields =
+      type === "application/json-patch+json" ? [] : duplicatesIn(patchBytes, type, fieldValidation);
     const apply = (current: unknown): unknown => {
       if (type === "application/json-patch+json") return applyJsonPatch(current, patch);
       if (type === "application/merge-patch+json") return applyMergePatch(current, patch);
@@ -224,6 +243,7 @@ export async function handleResource(
         dryRun,
         fieldValidation,
         warnings,
+        duplicateFields,
         ...(r.subresource ? { subresource: r.subresource } : {}),
       },
     );

@@ -100,6 +100,11 @@ export interface WriteOptions {
   readonly fieldValidation?: FieldValidation;
   /** Receives the warnings of a successful write (`unknown field "spec.x"`). */
   readonly warnings?: string[];
+  /**
+   * Keys the request body had twice in one object (the HTTP layer finds them in the raw
+   * text): under `fieldValidation` they count as unknown fields do, as `duplicate field "x"`.
+   */
+  readonly duplicateFields?: readonly string[];
 }
 
 const MAX_UPDATE_ATTEMPTS = 16;
@@ -225,7 +230,7 @@ export class Store {
     delete meta.selfLink;
     if (this.#o.strategy.trackGeneration) meta.generation = 1;
     else delete meta.generation;
-    const warnings = this.#normalize(object, options.fieldValidation);
+    const warnings = this.#normalize(object, options);
     this.#o.strategy.prepareForCreate?.(object);
     const generate = !meta.name && Boolean(meta.generateName);
     if (generate) meta.name = this.#generateName(meta.generateName!);
@@ -318,13 +323,7 @@ export class Store {
         throw errors.staleResourceVersion(this.#gr, name);
       }
       const warnings: string[] = [];
-      const object = this.#prepareUpdate(
-        next,
-        stored,
-        options.subresource,
-        options.fieldValidation,
-        warnings,
-      );
+      const object = this.#prepareUpdate(next, stored, options, warnings);
       const done = (o: KubeObject) => {
         options.warnings?.push(...warnings);
         return this.#out(o);
@@ -462,16 +461,16 @@ export class Store {
   #prepareUpdate(
     next: KubeObject,
     stored: KubeObject,
-    subresource: string | undefined,
-    fieldValidation: FieldValidation | undefined,
+    options: WriteOptions & { subresource?: string },
     warnings: string[],
   ): KubeObject {
+    const subresource = options.subresource;
     const strategy = this.#o.strategy;
     const old = stored.metadata!;
     let object: KubeObject;
     if (subresource === "status") {
       // kube decodes the whole body (pruning, defaults) before taking its status.
-      warnings.push(...this.#normalize(next, fieldValidation));
+      warnings.push(...this.#normalize(next, options));
       object = {
         ...cloneObject(stored),
         status: (next as { status?: unknown }).status,
@@ -488,7 +487,7 @@ export class Store {
         ) ?? next;
     } else {
       object = next;
-      warnings.push(...this.#normalize(object, fieldValidation));
+      warnings.push(...this.#normalize(object, options));
       if (strategy.statusSubresource) {
         const s = (stored as { status?: unknown }).status;
         if (s === undefined) delete (object as { status?: unknown }).status;
@@ -536,17 +535,22 @@ export class Store {
    * Drops unknown fields and applies defaults (see {@link StoreOptions.normalize}); returns the
    * warnings to send, or throws 400 for fieldValidation=Strict, with kube's wording.
    */
-  #normalize(object: KubeObject, fieldValidation: FieldValidation | undefined): string[] {
+  #normalize(object: KubeObject, options: WriteOptions): string[] {
     const dropped = this.#o.normalize?.(object) ?? [];
-    if (dropped.length === 0 || fieldValidation === "Ignore") return [];
-    const unknown = dropped.map((d) => `unknown field ${JSON.stringify(d)}`);
-    if (fieldValidation === "Strict") {
+    const duplicates = options.duplicateFields ?? [];
+    const validation = options.fieldValidation;
+    if ((dropped.length === 0 && duplicates.length === 0) || validation === "Ignore") return [];
+    const problems = [
+      ...dropped.map((d) => `unknown field ${JSON.stringify(d)}`),
+      ...duplicates.map((d) => `duplicate field ${JSON.stringify(d)}`),
+    ];
+    if (validation === "Strict") {
       const { kind, version } = this.def;
       throw errors.badRequest(
-        `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: strict decoding error: ${unknown.join(", ")}`,
+        `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: strict decoding error: ${problems.join(", ")}`,
       );
     }
-    return unknown;
+    return problems;
   }
 
   #validate(object: KubeObject, ...lists: (StatusCause[] | undefined)[]): void {

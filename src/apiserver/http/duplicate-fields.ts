@@ -1,0 +1,84 @@
+/**
+ * Duplicate keys in a JSON body. `JSON.parse` keeps the last of two equal keys without a word;
+ * kube's strict decoder reports each as `duplicate field "path"` (a warning by default, a 400
+ * under `fieldValidation=Strict`), so a misspelt manifest that says `replicas` twice is not
+ * silently half applied.
+ */
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const OPEN_OBJECT = 123;
+const CLOSE_OBJECT = 125;
+const OPEN_ARRAY = 91;
+const CLOSE_ARRAY = 93;
+const COMMA = 44;
+const COLON = 58;
+
+/** One open object or array: its path, and the keys seen so far (objects) or the index (arrays). */
+interface Frame {
+  readonly path: string;
+  readonly keys: Set<string> | undefined;
+  index: number;
+}
+
+/**
+ * The paths of the keys that occur more than once in one object of `text` (`metadata.name`,
+ * `spec.containers[0].image`), once per repeat, in the order the repeats appear. `text` must be
+ * valid JSON — the caller has parsed it already; the scan does not validate it.
+ */
+export function duplicateFields(text: string): string[] {
+  const found: string[] = [];
+  const stack: Frame[] = [];
+  // The path the next value gets: set by a key (in an object) or by an index (in an array).
+  let valuePath = "";
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = stringEnd(text, i);
+      const top = stack[stack.length - 1];
+      if (expectKey && top?.keys !== undefined) {
+        const key = keyOf(text, i + 1, end);
+        const path = top.path === "" ? key : `${top.path}.${key}`;
+        if (top.keys.has(key)) found.push(path);
+        else top.keys.add(key);
+        valuePath = path;
+        expectKey = false;
+      }
+      i = end;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      const path = valuePath;
+      stack.push({ path, keys: c === OPEN_OBJECT ? new Set() : undefined, index: 0 });
+      expectKey = c === OPEN_OBJECT;
+      if (c === OPEN_ARRAY) valuePath = `${path}[0]`;
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      stack.pop();
+      expectKey = false;
+    } else if (c === COMMA) {
+      const top = stack[stack.length - 1];
+      if (top === undefined) continue;
+      if (top.keys !== undefined) expectKey = true;
+      else valuePath = `${top.path}[${++top.index}]`;
+    } else if (c === COLON) {
+      expectKey = false;
+    }
+  }
+  return found;
+}
+
+/** The index of the quote that closes the string opening at `start`. */
+function stringEnd(text: string, start: number): number {
+  let end = text.indexOf('"', start + 1);
+  for (;;) {
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
+}
+
+/** A key's text, with its escapes decoded. */
+function keyOf(text: string, from: number, to: number): string {
+  const raw = text.slice(from, to);
+  return raw.includes("\\") ? (JSON.parse(`"${raw}"`) as string) : raw;
+}
