@@ -1,12 +1,14 @@
 /**
- * Controller benchmark: fresh events behind a backlog. A controller reconciles ConfigMaps with 4
- * workers; each reconcile reads its object from the cache and then waits 2 ms, standing in for
- * the API call or external request a real reconcile makes. 10 000 ConfigMaps exist when it
- * starts (its initial list: a backlog, entering at low priority); then 100 fresh ones are created
- * while it works through the backlog. Measured: the time from each fresh create to its
- * reconcile (p50, p99) and reconciles per second; and, as `saturation`, reconciles per second
- * of the same backlog with a reconcile that does no waiting. The default priority queue and a
- * plain FIFO queue run side by side in the same run.
+ * Controller benchmark: fresh events behind a backlog, as issue 7 words it. One controller
+ * reconciles Users (example.com/v1, cluster-scoped) and, through a mapped watch, HealthMonitors
+ * (example.com/v1, namespaced: the two-lane seed's periodic checks), with 4 workers; each
+ * reconcile reads its object from the cache and then waits 2 ms, standing in for the API call
+ * or probe a real reconcile makes. 10 000 HealthMonitors exist when it starts (its initial list:
+ * a backlog, entering at low priority); then 100 fresh Users are created while it works through
+ * the backlog. Measured: the time from each User's create to its reconcile (p50, p99) and
+ * reconciles per second; and, as `saturation`, reconciles per second of the same backlog with a
+ * reconcile that does no waiting. The default priority queue and a plain FIFO queue run side by
+ * side in the same run.
  *
  * `npm run bench -- controller [--json] [--rounds N] [--quick]`
  */
@@ -15,8 +17,10 @@ import { setTimeout as wait } from "node:timers/promises";
 import { InformerFactory } from "kontroller/cache";
 import { createClient } from "kontroller/client";
 import { Controller, controller, type QueueKind } from "kontroller/controller";
-import { configMaps } from "kontroller/resources";
-import { startTestServer } from "kontroller/testing";
+import { customResourceDefinitions, isEstablished } from "kontroller/resources";
+import { startTestServer, waitFor } from "kontroller/testing";
+import { HealthMonitor } from "../examples/health-monitor/health-monitor.ts";
+import { User } from "../examples/user-namespace/user.ts";
 import { type Measured, nowMs, percentile, type Suite } from "./harness.ts";
 
 const silent = { error() {}, warn() {}, info() {}, debug() {} };
@@ -29,17 +33,33 @@ async function run(
 ): Promise<Measured> {
   await using server = await startTestServer();
   await using client = createClient({ url: server.url });
-  const cms = client.resource(configMaps, { namespace: "default" });
+  const crds = client.resource(customResourceDefinitions);
+  for (const def of [User, HealthMonitor]) {
+    const crd = await crds.create(def.crd());
+    await waitFor(crds, crd.metadata!.name!, isEstablished);
+  }
+  const monitors = client.resource(HealthMonitor, { namespace: "default" });
+  const users = client.resource(User);
   // Seed the backlog, 32 writes in flight.
   for (let i = 0; i < backlog; i += 32) {
     await Promise.all(
       Array.from({ length: Math.min(32, backlog - i) }, (_, j) =>
-        cms.create({ metadata: { name: `backlog-${i + j}` }, data: { n: String(i + j) } }),
+        monitors.create(
+          HealthMonitor.object({
+            metadata: { name: `monitor-${i + j}` },
+            spec: {
+              url: `http://app-${i + j}.example/healthz`,
+              intervalSeconds: 30,
+              active: false,
+            },
+          }),
+        ),
       ),
     );
   }
   const factory = new InformerFactory({ client, logger: silent });
-  const lister = factory.lister(configMaps);
+  const userLister = factory.lister(User);
+  const monitorLister = factory.lister(HealthMonitor);
   const createdAt = new Map<string, number>();
   const latencies: number[] = [];
   let reconciled = 0;
@@ -52,15 +72,26 @@ async function run(
   const c = new Controller(
     controller({
       name: `bench-${typeof queue === "string" ? queue : "custom"}`,
-      for: configMaps,
+      for: User,
+      watches: [
+        {
+          resource: HealthMonitor,
+          map: (hm) => ({ namespace: hm.metadata!.namespace!, name: hm.metadata!.name! }),
+        },
+      ],
       queue,
       concurrency: 4,
       reconcile: async ({ namespace, name }) => {
         if (reconciled === 0) firstAt = nowMs();
-        // Read the cache, then the I/O a real reconcile waits for.
-        JSON.stringify(lister.namespace(namespace ?? "default").get(name));
+        // Read the cache (a HealthMonitor is namespaced, a User is not), then the I/O a real
+        // reconcile waits for.
+        const object =
+          namespace === undefined
+            ? userLister.get(name)
+            : monitorLister.namespace(namespace).get(name);
+        JSON.stringify(object);
         if (ioMs > 0) await wait(ioMs);
-        const t = createdAt.get(name);
+        const t = namespace === undefined ? createdAt.get(name) : undefined;
         if (t !== undefined) latencies.push(nowMs() - t);
         if (++reconciled === backlog + fresh) {
           backlogDoneAt = nowMs();
@@ -74,11 +105,11 @@ async function run(
   const stop = new AbortController();
   factory.start(stop.signal);
   await c.start();
-  // Fresh objects arrive while the backlog is being worked through.
+  // Fresh Users arrive while the backlog of HealthMonitors is being worked through.
   for (let i = 0; i < fresh; i++) {
-    const name = `fresh-${i}`;
+    const name = `user-${i}`;
     createdAt.set(name, nowMs());
-    await cms.create({ metadata: { name }, data: { fresh: "yes" } });
+    await users.create(User.object({ metadata: { name }, spec: { displayName: `User ${i}` } }));
   }
   await done;
   const end = backlogDoneAt;
@@ -97,7 +128,7 @@ async function run(
 export const suite: Suite = {
   name: "controller",
   description:
-    "100 fresh creates behind a backlog of 10 000 (initial list): create-to-reconcile latency and reconciles/s, priority vs FIFO",
+    "100 fresh User creates behind a backlog of 10 000 HealthMonitors (initial list): create-to-reconcile latency and reconciles/s, priority vs FIFO",
   async run(ctx) {
     const backlog = ctx.quick ? 2000 : 10_000;
     const fresh = ctx.quick ? 20 : 100;
