@@ -165,15 +165,19 @@ export class CrdController {
     this.#accepted.set(name, { group, names: verdict.accepted });
     // kube serves a CRD whose names are accepted, or that was established before.
     if (verdict.ok || wasEstablished) await this.#install(crd, verdict.accepted, false);
-    if (JSON.stringify(status) !== JSON.stringify(crd.status)) {
-      await this.#store!.guaranteedUpdate(
-        "",
-        name,
-        (current) => ({ ...current, status }) as KubeObject,
-        { subresource: "status" },
-      );
-    }
+    await this.#writeStatus(crd, status);
     if (changedNames) await this.#resyncGroup(group, name);
+  }
+
+  /** Writes `status` through the CRD's status subresource, unless it is what `crd` has. */
+  async #writeStatus(crd: Crd, status: Crd["status"]): Promise<void> {
+    if (JSON.stringify(status) === JSON.stringify(crd.status)) return;
+    await this.#store!.guaranteedUpdate(
+      "",
+      crd.metadata?.name ?? "",
+      (current) => ({ ...current, status }) as KubeObject,
+      { subresource: "status" },
+    );
   }
 
   /** Looks again at the group's CRDs whose names are not all accepted (a name may be free). */
@@ -245,14 +249,7 @@ export class CrdController {
       message: "CustomResource deletion is in progress",
       now: timestamp(this.#registry.clock.now()),
     });
-    if (JSON.stringify(status) !== JSON.stringify(crd.status)) {
-      await this.#store!.guaranteedUpdate(
-        "",
-        name,
-        (current) => ({ ...current, status }) as KubeObject,
-        { subresource: "status" },
-      );
-    }
+    await this.#writeStatus(crd, status);
     const storageVersion = crd.spec.versions.find((v) => v.storage)?.name ?? "";
     const store = this.#registry.lookup(
       crd.spec.group,

@@ -8,7 +8,7 @@ import {
   resourceDefinition,
 } from "../../resources/index.ts";
 import { decodeFromStorage } from "../registry/codec.ts";
-import type { CustomResourceInfo } from "../registry/registry.ts";
+import type { CustomResourceInfo, PrinterColumn } from "../registry/registry.ts";
 import type { StoreOptions } from "../registry/store.ts";
 import { rec } from "../registry/strategies/util.ts";
 import type { Strategy } from "../registry/strategy.ts";
@@ -29,14 +29,7 @@ export interface CrdVersion {
     status?: object;
     scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
   };
-  additionalPrinterColumns?: {
-    name: string;
-    type: string;
-    format?: string;
-    description?: string;
-    priority?: number;
-    jsonPath: string;
-  }[];
+  additionalPrinterColumns?: PrinterColumn[];
   selectableFields?: SelectableField[];
 }
 

@@ -58,16 +58,19 @@ export interface ServedResource {
   readonly custom?: CustomResourceInfo;
 }
 
+/** A CRD version's `additionalPrinterColumns` entry. */
+export interface PrinterColumn {
+  name: string;
+  type: string;
+  format?: string;
+  description?: string;
+  priority?: number;
+  jsonPath: string;
+}
+
 /** What the HTTP layer needs to know about a custom resource beyond its store. */
 export interface CustomResourceInfo {
-  readonly printerColumns: readonly {
-    name: string;
-    type: string;
-    format?: string;
-    description?: string;
-    priority?: number;
-    jsonPath: string;
-  }[];
+  readonly printerColumns: readonly PrinterColumn[];
   readonly scale?: {
     specReplicasPath: string;
     statusReplicasPath: string;
