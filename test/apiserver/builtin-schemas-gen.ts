@@ -329,7 +329,6 @@ export function generateBuiltinSchemas(): Map<string, Schema> {
     const decl = clientNodeModel(model);
     const types = kubernetesTypes.get(folder)?.get(bare);
     const markers = FIELD_MARKERS[name] ?? {};
-    for (const field of Object.keys(markers)) used.add(`${name}.${field}`);
     const properties: Schema = {};
     const required: string[] = [];
     for (const a of attributesOf(model)!) {

@@ -111,7 +111,11 @@ export class OpenApiService {
     ) {
       return cached;
     }
-    this.#builtins ??= BuiltinSchemas.load();
+    // A failed read (the file missing from a broken install) is tried again next time.
+    this.#builtins ??= BuiltinSchemas.load().catch((err: unknown) => {
+      this.#builtins = undefined;
+      throw err;
+    });
     const builtins = await this.#builtins;
     const doc = {
       ...render(groupVersionDocument(current.served, current.group, current.version, builtins)),
