@@ -17,7 +17,7 @@ import type { WatchCacheOptions, WatchCacheStats } from "../watchcache/watch-cac
 import { aggregatedDiscovery, discoveryContentType } from "./aggregated-discovery.ts";
 import { groupInfo, groupList, legacyVersions, resourceList, versionInfo } from "./discovery.ts";
 import { negotiateDiscovery } from "./negotiate.ts";
-import { groupVersionDocument, openApiIndex } from "./openapi.ts";
+import { OpenApiService } from "./openapi-service.ts";
 import { parsePath } from "./request-info.ts";
 import { handleResource, type ResourceContext } from "./resource-handler.ts";
 import { sendError, sendJson } from "./respond.ts";
@@ -68,6 +68,7 @@ export class ApiServer {
   readonly #compactionIntervalMs: number;
   readonly #registry: Registry;
   readonly #crds: CrdController;
+  readonly #openapi: OpenApiService;
   #http: Server | undefined;
   #url: string | undefined;
   #closing: Promise<void> | undefined;
@@ -111,6 +112,7 @@ export class ApiServer {
       ...(options.watchCache ? { watchCache: options.watchCache } : {}),
     });
     this.#crds = new CrdController(this.#registry);
+    this.#openapi = new OpenApiService(this.#registry, this.#clock);
   }
 
   /** `http://host:port` once listening. */
@@ -264,7 +266,8 @@ export class ApiServer {
       case "resources":
         return found(resourceList(reg, target.group, target.version));
       case "openapi":
-        return this.#openapi(res, target.path);
+        if (!(await this.#openapi.serve(req, res, target.path, url.searchParams))) throw notFound();
+        return;
       case "root":
         return sendJson(res, 200, {
           paths: [
@@ -281,21 +284,6 @@ export class ApiServer {
       default:
         throw notFound();
     }
-  }
-
-  #openapi(res: ServerResponse, path: string): void {
-    if (path === "v3" || path === "v3/") {
-      sendJson(res, 200, openApiIndex(this.#registry));
-      return;
-    }
-    const m = /^v3\/(?:api\/([^/]+)|apis\/([^/]+)\/([^/]+))$/.exec(path);
-    if (m === null) throw notFound();
-    const doc =
-      m[1] !== undefined
-        ? groupVersionDocument(this.#registry, "", m[1])
-        : groupVersionDocument(this.#registry, m[2]!, m[3]!);
-    if (doc === undefined) throw notFound();
-    sendJson(res, 200, doc);
   }
 }
 

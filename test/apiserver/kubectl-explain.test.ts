@@ -1,0 +1,201 @@
+/**
+ * `kubectl explain` against the embedded server: it reads /openapi/v3, fetches the
+ * group-version's document and finds the kind by `x-kubernetes-group-version-kind` — built-in
+ * kinds from the generated schemas, custom resources from their CRDs. Also: kubectl's strict
+ * validation still works with real schemas published, and kubectl's HTTP cache keeps a document
+ * it fetched by hash.
+ */
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
+import { startFaultProxy, startTestServer, type TestServer } from "kontroller/testing";
+
+const run = promisify(execFile);
+
+describe("kubectl explain against the embedded API server", () => {
+  let s: TestServer;
+  let dir: string;
+  const kubectl = async (...args: string[]) => {
+    const { stdout } = await run("kubectl", ["--kubeconfig", s.kubeconfigPath, ...args], {
+      env: { ...process.env, KUBECACHEDIR: join(dir, "cache"), HOME: dir },
+      timeout: 30_000,
+    });
+    return stdout;
+  };
+  const fails = async (...args: string[]) => {
+    try {
+      await kubectl(...args);
+    } catch (err) {
+      return String((err as { stderr?: string }).stderr);
+    }
+    assert.fail(`kubectl ${args.join(" ")} succeeded`);
+  };
+  const file = async (name: string, text: string) => {
+    const p = join(dir, name);
+    await writeFile(p, text);
+    return p;
+  };
+
+  before(async () => {
+    s = await startTestServer();
+    dir = await mkdtemp(join(tmpdir(), "kontroller-explain-"));
+  });
+  after(async () => {
+    await s.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("explains pods.spec.containers: its fields, their types, descriptions and required ones", async () => {
+    const out = await kubectl("explain", "pods.spec.containers");
+    assert.match(out, /^KIND:\s+Pod\nVERSION:\s+v1\n/);
+    assert.match(out, /FIELD: containers <\[\]Container>/);
+    assert.match(out, /List of containers belonging to the pod\./);
+    assert.match(out, /\n {2}name\t<string> -required-\n/);
+    assert.match(out, /\n {2}image\t<string>\n {4}Container image name\./);
+    assert.match(out, /\n {2}ports\t<\[\]ContainerPort>\n/);
+    assert.match(out, /\n {2}env\t<\[\]EnvVar>\n/);
+    assert.match(out, /\n {2}resources\t<ResourceRequirements>\n/);
+    const limits = await kubectl("explain", "pods.spec.containers.resources.limits");
+    assert.match(limits, /FIELD: limits <map\[string\]Quantity>/);
+    assert.match(limits, /Limits describes the maximum amount of compute resources allowed/);
+    const port = await kubectl("explain", "services.spec.ports.targetPort");
+    assert.match(port, /FIELD: targetPort <IntOrString>/);
+    assert.match(port, /Number or name of the port to access on the pods/);
+  });
+
+  it("explains deployment.spec.strategy, in the apps group", async () => {
+    const out = await kubectl("explain", "deployment.spec.strategy");
+    assert.match(out, /^GROUP:\s+apps\nKIND:\s+Deployment\nVERSION:\s+v1\n/);
+    assert.match(out, /FIELD: strategy <DeploymentStrategy>/);
+    assert.match(out, /DeploymentStrategy describes how to replace existing pods with new ones/);
+    assert.match(out, /\n {2}rollingUpdate\t<RollingUpdateDeployment>\n/);
+    assert.match(out, /\n {2}type\t<string>\n {4}Type of deployment\. Can be "Recreate" or/);
+    const surge = await kubectl("explain", "deployment.spec.strategy.rollingUpdate.maxSurge");
+    assert.match(surge, /FIELD: maxSurge <IntOrString>/);
+  });
+
+  it("explains configmap --recursive: every field, nested through ObjectMeta", async () => {
+    const out = await kubectl("explain", "configmap", "--recursive");
+    assert.match(out, /DESCRIPTION:\n {4}ConfigMap holds configuration data for pods to consume\./);
+    for (const line of [
+      "  apiVersion\t<string>",
+      "  binaryData\t<map[string]string>",
+      "  data\t<map[string]string>",
+      "  immutable\t<boolean>",
+      "  kind\t<string>",
+      "  metadata\t<ObjectMeta>",
+      "    labels\t<map[string]string>",
+      "    ownerReferences\t<[]OwnerReference>",
+      "      uid\t<string> -required-",
+      "    resourceVersion\t<string>",
+    ]) {
+      assert.ok(out.includes(`\n${line}\n`), `missing ${JSON.stringify(line)} in:\n${out}`);
+    }
+  });
+
+  it("explains every other served kind", async () => {
+    for (const [args, kind, field] of [
+      [["namespaces.spec"], "Namespace", /finalizers\t<\[\]string>/],
+      [["secrets"], "Secret", /stringData\t<map\[string\]string>/],
+      [["serviceaccounts"], "ServiceAccount", /secrets\t<\[\]ObjectReference>/],
+      [["nodes.status"], "Node", /capacity\t<map\[string\]Quantity>/],
+      [["events"], "Event", /involvedObject\t<ObjectReference> -required-/],
+      [["events", "--api-version=events.k8s.io/v1"], "Event", /regarding\t<ObjectReference>/],
+      [["leases.spec"], "Lease", /renewTime\t<string>\n {4}renewTime is a time/],
+      [
+        ["crd.spec"],
+        "CustomResourceDefinition",
+        /versions\t<\[\]CustomResourceDefinitionVersion> -required-/,
+      ],
+    ] as const) {
+      const out = await kubectl("explain", ...args);
+      assert.match(out, new RegExp(`KIND:\\s+${kind}\\n`), args.join(" "));
+      assert.match(out, field, args.join(" "));
+    }
+    assert.match(
+      await fails("explain", "pods.spec.containerz"),
+      /field "containerz" does not exist/,
+    );
+  });
+
+  it("explains a custom resource from its CRD schema, with ObjectMeta as metadata", async () => {
+    const crd = await file(
+      "crd.yaml",
+      `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gauges.explain.example.com
+spec:
+  group: explain.example.com
+  scope: Namespaced
+  names: {plural: gauges, singular: gauge, kind: Gauge}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            description: What the gauge measures.
+            required: [unit]
+            properties:
+              unit: {type: string, description: The unit of the reading.}
+              limit: {type: integer}
+`,
+    );
+    await kubectl("apply", "-f", crd);
+    await kubectl("wait", "--for=condition=Established", "crd/gauges.explain.example.com");
+    const spec = await kubectl("explain", "gauges.spec");
+    assert.match(spec, /GROUP:\s+explain\.example\.com\nKIND:\s+Gauge\n/);
+    assert.match(spec, /What the gauge measures\./);
+    assert.match(spec, /\n {2}unit\t<string> -required-\n {4}The unit of the reading\.\n/);
+    assert.match(spec, /\n {2}limit\t<integer>\n/);
+    const meta = await kubectl("explain", "gauges.metadata");
+    assert.match(meta, /FIELD: metadata <ObjectMeta>/);
+    assert.match(meta, /\n {2}labels\t<map\[string\]string>\n/);
+    // Strict validation (kubectl's default) still checks custom resources on the server.
+    const cr = await file(
+      "cr.yaml",
+      "apiVersion: explain.example.com/v1\nkind: Gauge\nmetadata:\n  name: g\nspec:\n  unit: bar\n  limt: 3\n",
+    );
+    assert.match(await fails("create", "-f", cr), /unknown field "spec.limt"/);
+    await kubectl("delete", "-f", crd);
+  });
+
+  it("applies built-ins with strict validation, which still refuses a misspelt nested field", async () => {
+    const deploy = (field: string) =>
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: c\n        ${field}: nginx:1\n        ports: [{containerPort: 80}]\n        resources: {limits: {cpu: 500m, memory: 64Mi}}\n`;
+    const good = await file("deploy.yaml", deploy("image"));
+    assert.match(await kubectl("apply", "-f", good), /deployment.apps\/web created/);
+    assert.match(await kubectl("apply", "-f", good), /deployment.apps\/web unchanged/);
+    const typo = await file("typo.yaml", deploy("imagee"));
+    assert.match(
+      await fails("apply", "-f", typo),
+      /strict decoding error: unknown field "spec.template.spec.containers\[0\].imagee"/,
+    );
+  });
+
+  it("is answered from kubectl's HTTP cache the second time: a document fetched by hash is not fetched again", async () => {
+    await using proxy = await startFaultProxy({ target: s.url });
+    const cached = (...args: string[]) =>
+      run("kubectl", ["--kubeconfig", s.kubeconfigPath, "--server", proxy.url, ...args], {
+        env: { ...process.env, KUBECACHEDIR: join(dir, "proxied-cache"), HOME: dir },
+        timeout: 30_000,
+      });
+    const fetched = () =>
+      proxy.requests.filter((r) => r.path === "/openapi/v3/api/v1").map((r) => r.query.get("hash"));
+    assert.match((await cached("explain", "pods.spec")).stdout, /FIELD: spec <PodSpec>/);
+    const first = fetched();
+    assert.equal(first.length, 1, "the first explain fetches the document");
+    assert.match(first[0] ?? "", /^[0-9A-F]{128}$/);
+    assert.match((await cached("explain", "pods.status")).stdout, /FIELD: status <PodStatus>/);
+    assert.deepEqual(fetched(), first, "the second reads it from the cache");
+  });
+});
