@@ -179,7 +179,11 @@ const crd = {
         storage: true,
         subresources: {
           status: {},
-          scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas" },
+          scale: {
+            specReplicasPath: ".spec.replicas",
+            statusReplicasPath: ".status.replicas",
+            labelSelectorPath: ".status.selector",
+          },
         },
         additionalPrinterColumns: [
           { name: "Replicas", type: "integer", jsonPath: ".spec.replicas" },
@@ -198,7 +202,10 @@ const crd = {
                   free: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
                 },
               },
-              status: { type: "object", properties: { replicas: { type: "integer" } } },
+              status: {
+                type: "object",
+                properties: { replicas: { type: "integer" }, selector: { type: "string" } },
+              },
             },
           },
         },
@@ -337,6 +344,10 @@ describe("API server over HTTP: custom resources", () => {
     );
     assert.equal(scaled.body.spec.replicas, 5);
     assert.equal((await call(s.url, "GET", `${widgets}/w`)).body.spec.replicas, 5);
+    // labelSelectorPath: the status' selector, as the Scale's status.selector string.
+    await call(s.url, "PATCH", `${widgets}/w/status`, { status: { selector: "app=w" } }, merge);
+    const selected = await call(s.url, "GET", `${widgets}/w/scale`);
+    assert.deepEqual(selected.body.status, { replicas: 2, selector: "app=w" });
   });
 
   it("serves every served version from the storage version and prints the CRD's columns", async () => {

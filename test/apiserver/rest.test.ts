@@ -84,6 +84,15 @@ describe("API server over HTTP: writes", () => {
     const r = await call(s.url, "POST", cms, { metadata: { generateName: "gen-" }, data: {} });
     assert.equal(r.status, 201);
     assert.match(r.body.metadata.name, /^gen-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+    // A long generateName is cut to 58 characters before the suffix: a 63-character name.
+    const long = "x".repeat(70);
+    const cut = await call(s.url, "POST", cms, { metadata: { generateName: long }, data: {} });
+    assert.equal(cut.status, 201);
+    assert.match(
+      cut.body.metadata.name,
+      new RegExp(`^${"x".repeat(58)}[bcdfghjklmnpqrstvwxz2456789]{5}$`),
+    );
+    assert.equal(cut.body.metadata.generateName, long);
   });
 
   it("refuses invalid objects with 422 and field-path causes", async () => {
