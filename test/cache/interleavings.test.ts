@@ -185,8 +185,11 @@ describe("informer under random interleavings", () => {
           }
         },
       ),
-      // FC_SEED=<seed> replays a failure fast-check reported.
-      { numRuns: 40, ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {}) },
+      // FC_SEED=<seed> replays a failure fast-check reported; FC_RUNS=<n> runs more cases.
+      {
+        numRuns: Number(process.env.FC_RUNS ?? 40),
+        ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {}),
+      },
     );
   });
 });
