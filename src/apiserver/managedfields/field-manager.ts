@@ -1,6 +1,7 @@
 import { ApiError, type Clock, errors, type KubeObject } from "../../core/index.ts";
 import { timestamp } from "../registry/deletion.ts";
 import { applyConflictError } from "./conflict.ts";
+import { createdFieldsV1 } from "./created-fields.ts";
 import { emptySet, FieldSet } from "./field-set.ts";
 import { syncLastApplied } from "./last-applied.ts";
 import { SchemaError } from "./list-items.ts";
@@ -37,7 +38,7 @@ export interface FieldManagerOptions {
 }
 
 /** What kube's `stripMetaManager` keeps out of every manager's fields. */
-const STRIPPED = FieldSet.of(
+export const UNOWNED_FIELDS: FieldSet = FieldSet.of(
   [fieldElement("apiVersion")],
   [fieldElement("kind")],
   [fieldElement("metadata")],
@@ -103,6 +104,13 @@ export class FieldManager {
     next.metadata ??= {};
     const meta = next.metadata as Record<string, unknown>;
     try {
+      const requested = meta.managedFields;
+      const fresh =
+        requested === undefined || requested === null || isResetManagedFields(requested);
+      if (live === undefined && fresh) {
+        delete meta.managedFields;
+        if (this.#created(next, manager, subresource)) return;
+      }
       const managed = this.#startingPoint(live, next, subresource !== undefined);
       delete meta.managedFields;
       if (managed.sets.size === 0 && live !== undefined) return;
@@ -192,6 +200,32 @@ export class FieldManager {
     capUpdateManagers(out);
     setManagedFields(object, out);
     return object;
+  }
+
+  /**
+   * The fast path of a create that starts from no managers: the one entry, built directly.
+   * False (nothing set) when the object needs the general path to decide.
+   */
+  #created(next: KubeObject, manager: string, subresource: string | undefined): boolean {
+    let fields: ReturnType<typeof createdFieldsV1>;
+    try {
+      fields = createdFieldsV1(next as JsonObject, this.#o.type, this.#o.statusSubresource);
+    } catch {
+      return false;
+    }
+    if (fields === undefined) return true;
+    (next.metadata as Record<string, unknown>).managedFields = [
+      {
+        manager: manager || "unknown",
+        operation: "Update",
+        apiVersion: this.#o.apiVersion,
+        time: timestamp(this.#o.clock.now()),
+        fieldsType: "FieldsV1",
+        fieldsV1: fields,
+        ...(subresource ? { subresource } : {}),
+      },
+    ];
+    return true;
   }
 
   /** The managers to start from: the request's (if it sets valid ones), else the stored ones. */
@@ -291,7 +325,7 @@ function strip(o: KubeObject): JsonObject {
 function stripMeta(sets: ManagedSets, id: string): void {
   const vs = sets.get(id);
   if (vs === undefined) return;
-  const set = vs.set.difference(STRIPPED);
+  const set = vs.set.difference(UNOWNED_FIELDS);
   if (set.isEmpty()) sets.delete(id);
   else sets.set(id, { ...vs, set });
 }
