@@ -11,6 +11,7 @@ import {
   type StatusCause,
 } from "../../core/index.ts";
 import { apiVersionOf, isNamespaced, type ResourceDefinition } from "../../resources/index.ts";
+import type { FieldManager } from "../managedfields/field-manager.ts";
 import type { KeyValue, Storage } from "../storage/storage.ts";
 import { isStorageError } from "../storage/storage-error.ts";
 import type { CacheEntry, ObjectAttrs, WatchEncoder } from "../watchcache/cache-event.ts";
@@ -58,6 +59,11 @@ export interface StoreOptions {
   readonly fromStorage?: (object: KubeObject) => KubeObject;
   /** Converts an object of this version to the stored form. */
   readonly toStorage?: (object: KubeObject) => KubeObject;
+  /**
+   * Keeps `metadata.managedFields` and merges server-side applies (objects of this version).
+   * Without one, writes leave managedFields as they come and {@link Store.apply} is refused.
+   */
+  readonly fieldManager?: FieldManager;
 }
 
 /** List parameters after parsing and validation. */
@@ -105,6 +111,32 @@ export interface WriteOptions {
    * text): under `fieldValidation` they count as unknown fields do, as `duplicate field "x"`.
    */
   readonly duplicateFields?: readonly string[];
+  /**
+   * Who writes, for `metadata.managedFields`: the request's `fieldManager`, else its
+   * User-Agent's product (an empty one is recorded as `unknown`, as kube does).
+   * @default "kube-apiserver" (a write the server makes itself)
+   */
+  readonly manager?: string;
+  /**
+   * The subresource the managedFields entry of this write names when the write itself is one
+   * to the main resource (a custom resource's `/scale`).
+   */
+  readonly managerSubresource?: string;
+}
+
+/** Options of {@link Store.apply}. */
+export interface ApplyOptions extends WriteOptions {
+  /** The applier (PatchOptions `fieldManager`, required). */
+  readonly manager: string;
+  /** Take the fields other managers own instead of failing with 409. */
+  readonly force: boolean;
+  /** `status` to apply to the status subresource. */
+  readonly subresource?: string;
+}
+
+/** Marks a write whose managedFields an apply already worked out. */
+interface Internal {
+  readonly applied?: boolean;
 }
 
 const MAX_UPDATE_ATTEMPTS = 16;
@@ -231,6 +263,7 @@ export class Store {
     if (this.#o.strategy.trackGeneration) meta.generation = 1;
     else delete meta.generation;
     const warnings = this.#normalize(object, options);
+    if (!(options as Internal).applied) this.#track(undefined, object, options, undefined);
     this.#o.strategy.prepareForCreate?.(object);
     const generate = !meta.name && Boolean(meta.generateName);
     if (generate) meta.name = this.#generateName(meta.generateName!);
@@ -449,6 +482,96 @@ export class Store {
     }
   }
 
+  /**
+   * Server-side apply (PATCH with `application/apply-patch+yaml`): merges `config` into the
+   * object for `options.manager` and records its ownership, or creates the object from it if
+   * there is none (not through a subresource: 404 then). `created` says which. A
+   * `metadata.resourceVersion` in `config` makes an update conditional (409 if stale); conflicts
+   * with other managers are 409 unless `force`.
+   */
+  async apply(
+    namespace: string,
+    name: string,
+    config: KubeObject,
+    options: ApplyOptions,
+  ): Promise<{ object: KubeObject; created: boolean }> {
+    const fm = this.#o.fieldManager;
+    if (fm === undefined)
+      throw errors.methodNotAllowed(`server-side apply is not supported on ${this.#gr.resource}`);
+    const meta = config.metadata ?? {};
+    if (meta.name !== undefined && meta.name !== name)
+      throw errors.badRequest(
+        `the name of the object (${meta.name}) does not match the name on the URL (${name})`,
+      );
+    this.#checkNamespace(namespace, meta.namespace);
+    const write = { ...options, applied: true } as WriteOptions & Internal;
+    const { manager, force, subresource } = options;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const object = await this.guaranteedUpdate(
+          namespace,
+          name,
+          (current) => fm.apply(current, config, manager, force, subresource),
+          write,
+        );
+        return { object, created: false };
+      } catch (err) {
+        if (!(err instanceof ApiError && err.code === 404 && err.details?.name === name)) throw err;
+        if (subresource !== undefined) throw err;
+      }
+      // As kube's patch handler checks the object it would create against the URL.
+      if (meta.name !== name)
+        throw errors.badRequest(
+          `the name of the object (${meta.name ?? ""}) does not match the name on the URL (${name})`,
+        );
+      const fresh = fm.apply(undefined, config, manager, force);
+      const m = metaOf(fresh);
+      if (m.uid)
+        throw errors.conflict(
+          this.#gr,
+          name,
+          `uid mismatch: the provided object specified uid ${m.uid}, and no existing object was found`,
+        );
+      delete m.resourceVersion;
+      delete m.creationTimestamp;
+      delete m.deletionTimestamp;
+      delete m.deletionGracePeriodSeconds;
+      delete m.selfLink;
+      try {
+        return { object: await this.create(namespace, fresh, write), created: true };
+      } catch (err) {
+        if (
+          !(err instanceof ApiError && err.reason === "AlreadyExists") ||
+          attempt >= MAX_UPDATE_ATTEMPTS
+        )
+          throw err;
+      }
+    }
+  }
+
+  /**
+   * Sets the managedFields of `object` for a non-apply write by `options.manager` (the
+   * subresource it went through, if any), in this version's terms.
+   */
+  #track(
+    stored: KubeObject | undefined,
+    object: KubeObject,
+    options: WriteOptions,
+    subresource: string | undefined,
+  ): void {
+    const fm = this.#o.fieldManager;
+    if (fm === undefined) return;
+    const from = this.#o.fromStorage;
+    const next = from ? from(object) : object;
+    fm.update(
+      stored === undefined ? undefined : from ? from(stored) : stored,
+      next,
+      options.manager ?? "kube-apiserver",
+      subresource,
+    );
+    if (next !== object) setManagedFields(object, next.metadata?.managedFields);
+  }
+
   #decode(kv: KeyValue): KubeObject {
     return this.#o.decode ? this.#o.decode(kv) : decodeFromStorage(kv);
   }
@@ -468,6 +591,7 @@ export class Store {
     const strategy = this.#o.strategy;
     const old = stored.metadata!;
     let object: KubeObject;
+    const applied = (options as Internal).applied === true;
     if (subresource === "status") {
       // kube decodes the whole body (pruning, defaults) before taking its status.
       warnings.push(...this.#normalize(next, options));
@@ -477,6 +601,8 @@ export class Store {
       } as KubeObject;
       if ((next as { status?: unknown }).status === undefined)
         delete (object as { status?: unknown }).status;
+      // An apply to /status worked out the managedFields; the rest of metadata stays stored.
+      if (applied) setManagedFields(object, next.metadata?.managedFields);
     } else if (subresource !== undefined) {
       object =
         strategy.prepareSubresource?.(
@@ -494,6 +620,9 @@ export class Store {
         else (object as { status?: unknown }).status = s;
       }
     }
+    // A pod's binding is written without a field manager, as kube's BindingREST does.
+    if (!applied && subresource !== "binding")
+      this.#track(stored, object, options, subresource ?? options.managerSubresource);
     const meta = metaOf(object);
     // System fields come from the stored object.
     meta.name = meta.name ?? old.name;
@@ -630,4 +759,11 @@ function specChanged(a: KubeObject, b: KubeObject, ignoreStatus: boolean): boole
     return rest;
   };
   return !deepEqual(strip(a), strip(b));
+}
+
+/** Sets (or, for undefined, removes) an object's managedFields. */
+function setManagedFields(object: KubeObject, entries: unknown): void {
+  const meta = metaOf(object) as Record<string, unknown>;
+  if (entries === undefined) delete meta.managedFields;
+  else meta.managedFields = entries;
 }
