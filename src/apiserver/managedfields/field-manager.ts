@@ -3,7 +3,7 @@ import { timestamp } from "../registry/deletion.ts";
 import { applyConflictError } from "./conflict.ts";
 import { createdFieldsV1 } from "./created-fields.ts";
 import { emptySet, FieldSet } from "./field-set.ts";
-import { syncLastApplied } from "./last-applied.ts";
+import { lastAppliedOwns, notAllowed, syncLastApplied } from "./last-applied.ts";
 import { SchemaError } from "./list-items.ts";
 import {
   capUpdateManagers,
@@ -174,14 +174,20 @@ export class FieldManager {
       throw err;
     }
     let result: ReturnType<Updater["apply"]>;
+    const updater = this.#updater(subresource);
     try {
-      result = this.#updater(subresource).apply(
-        current,
-        config as JsonObject,
-        managed.sets,
-        id,
-        force,
-      );
+      try {
+        result = updater.apply(current, config as JsonObject, managed.sets, id, force);
+      } catch (err) {
+        // kubectl's first server-side apply of what it applied client-side takes the fields its
+        // last-applied annotation still describes (kube's lastAppliedManager).
+        if (!(err instanceof ApplyConflicts) || manager !== "kubectl") throw err;
+        const allowed = lastAppliedOwns(current, this.#o.apiVersion, this.#o.type);
+        if (allowed === undefined) throw err;
+        const left = notAllowed(err.conflicts, allowed);
+        if (left.length > 0) throw new ApplyConflicts(left);
+        result = updater.apply(current, config as JsonObject, managed.sets, id, true);
+      }
     } catch (err) {
       if (err instanceof ApplyConflicts) throw applyConflictError(err.conflicts);
       if (err instanceof SchemaError)
