@@ -499,11 +499,13 @@ export class Store {
     if (fm === undefined)
       throw errors.methodNotAllowed(`server-side apply is not supported on ${this.#gr.resource}`);
     const meta = config.metadata ?? {};
-    if (meta.name !== undefined && meta.name !== name)
-      throw errors.badRequest(
-        `the name of the object (${meta.name}) does not match the name on the URL (${name})`,
-      );
-    this.#checkNamespace(namespace, meta.namespace);
+    // As kube's patch handler checks the object it would write against the URL.
+    const checkName = (n: string | undefined) => {
+      if (n !== name)
+        throw errors.badRequest(
+          `the name of the object (${n ?? ""}) does not match the name on the URL (${name})`,
+        );
+    };
     const write = { ...options, applied: true } as WriteOptions & Internal;
     const { manager, force, subresource } = options;
     for (let attempt = 1; ; attempt++) {
@@ -511,7 +513,12 @@ export class Store {
         const object = await this.guaranteedUpdate(
           namespace,
           name,
-          (current) => fm.apply(current, config, manager, force, subresource),
+          (current) => {
+            const applied = fm.apply(current, config, manager, force, subresource);
+            checkName(applied.metadata?.name);
+            this.#checkNamespace(namespace, applied.metadata?.namespace);
+            return applied;
+          },
           write,
         );
         return { object, created: false };
@@ -519,11 +526,8 @@ export class Store {
         if (!(err instanceof ApiError && err.code === 404 && err.details?.name === name)) throw err;
         if (subresource !== undefined) throw err;
       }
-      // As kube's patch handler checks the object it would create against the URL.
-      if (meta.name !== name)
-        throw errors.badRequest(
-          `the name of the object (${meta.name ?? ""}) does not match the name on the URL (${name})`,
-        );
+      checkName(meta.name);
+      this.#checkNamespace(namespace, meta.namespace);
       const fresh = fm.apply(undefined, config, manager, force);
       const m = metaOf(fresh);
       if (m.uid)
@@ -629,7 +633,9 @@ export class Store {
     if (isNamespaced(this.def)) meta.namespace = meta.namespace ?? old.namespace;
     else delete meta.namespace;
     meta.uid = meta.uid || old.uid;
-    meta.creationTimestamp = meta.creationTimestamp ?? old.creationTimestamp;
+    // As kube's BeforeUpdate: a client's creationTimestamp (`…00.000Z` from JavaScript clients)
+    // is ignored for the stored one.
+    meta.creationTimestamp = old.creationTimestamp ?? meta.creationTimestamp;
     if (old.deletionTimestamp) {
       meta.deletionTimestamp = old.deletionTimestamp;
       meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds ?? 0;
