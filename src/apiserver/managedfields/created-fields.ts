@@ -1,7 +1,7 @@
 import { deepEqual } from "../../core/index.ts";
 import type { FieldsV1 } from "./fields-v1.ts";
 import { listItems } from "./list-items.ts";
-import { compareElements, compareStrings, fieldElement } from "./path-element.ts";
+import { compareElements, fieldElement } from "./path-element.ts";
 import { entryType, isObject, type JsonObject, resolve, type TypeNode } from "./schema.ts";
 
 /**
@@ -10,7 +10,8 @@ import { entryType, isObject, type JsonObject, resolve, type TypeNode } from "./
  * sets: creates are the hot write path, and this is half the general path's cost. `status` is
  * left out when the main resource ignores it (a status subresource). The
  * property test in created-fields.test.ts holds it to the general path. Undefined when the
- * manager gets nothing; throws where the general path would (which then decides).
+ * manager gets nothing; throws where the general path would (which then decides). Keys sort by
+ * UTF-16 code units, as `compareStrings` does.
  */
 export function createdFieldsV1(
   object: JsonObject,
@@ -20,7 +21,7 @@ export function createdFieldsV1(
   const t = resolve(type, object);
   if (t.kind !== "map") return undefined;
   const out: FieldsV1 = {};
-  for (const key of Object.keys(object).sort(compareStrings)) {
+  for (const key of Object.keys(object).sort()) {
     const v = object[key];
     if (v === undefined || key === "apiVersion" || key === "kind") continue;
     if (ignoreStatus && key === "status") continue;
@@ -56,7 +57,7 @@ function metadataNode(value: unknown, type: TypeNode): Node {
   if (t.kind !== "map" || t.atomic || !isObject(value)) return undefined;
   const out: FieldsV1 = {};
   let any = false;
-  for (const key of Object.keys(value).sort(compareStrings)) {
+  for (const key of Object.keys(value).sort()) {
     if (value[key] === undefined || META_STRIPPED.has(key)) continue;
     const ft = entryType(t, key);
     if (ft === undefined) throw new Error(`.metadata.${key}: field not declared in schema`);
@@ -90,7 +91,7 @@ function added(value: unknown, type: TypeNode): FieldsV1 {
   const keys = Object.keys(value);
   if (keys.length === 0) return {};
   const out: FieldsV1 = { ".": {} };
-  for (const key of keys.sort(compareStrings)) {
+  for (const key of keys.sort()) {
     if (value[key] === undefined) continue;
     const ft = entryType(t, key);
     if (ft === undefined) throw new Error(`.${key}: field not declared in schema`);
@@ -114,7 +115,7 @@ function fromZero(value: unknown, type: TypeNode, zero: { value: unknown } | und
   if (t.atomic || empty) return deepEqual(zero.value, value) ? undefined : {};
   const out: FieldsV1 = {};
   const obj = value as JsonObject;
-  for (const key of Object.keys(obj).sort(compareStrings)) {
+  for (const key of Object.keys(obj).sort()) {
     if (obj[key] === undefined) continue;
     const ft = entryType(t, key);
     if (ft === undefined) throw new Error(`.${key}: field not declared in schema`);

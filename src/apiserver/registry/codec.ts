@@ -11,7 +11,8 @@ export function encodeForStorage(object: KubeObject): string {
   const meta = object.metadata;
   if (
     meta === undefined ||
-    (meta.resourceVersion === undefined && meta.managedFields === undefined)
+    (meta.resourceVersion === undefined &&
+      (meta.managedFields === undefined || managedFieldsLast(meta)))
   )
     return JSON.stringify(object);
   const { resourceVersion: _, managedFields, ...rest } = meta;
@@ -19,6 +20,13 @@ export function encodeForStorage(object: KubeObject): string {
     ...object,
     metadata: managedFields === undefined ? rest : { ...rest, managedFields },
   });
+}
+
+/** True if managedFields is the last key of `meta` (as a create leaves it): no copy needed. */
+function managedFieldsLast(meta: object): boolean {
+  let last: string | undefined;
+  for (const key in meta) last = key;
+  return last === "managedFields";
 }
 
 /** The stored object with its resourceVersion set from the entry's modRevision. */
