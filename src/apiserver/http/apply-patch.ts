@@ -1,6 +1,13 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { isMap, isScalar, LineCounter, parseDocument, visit } from "yaml";
-import { errors } from "../../core/index.ts";
+import { errors, type KubeObject } from "../../core/index.ts";
+import type { ServedResource } from "../registry/registry.ts";
 import type { FieldValidation } from "../registry/store.ts";
+import { readBody } from "./body.ts";
+import { negotiate } from "./negotiate.ts";
+import { sendObject } from "./output.ts";
+import type { ResourceContext, ResourceRequest } from "./resource-handler.ts";
+import { setWarnings, writeParams } from "./write-options.ts";
 
 /** The media type of a server-side apply patch: a YAML (or JSON) object. */
 export const APPLY_PATCH = "application/apply-patch+yaml";
@@ -56,4 +63,43 @@ export function applyPatchDuplicates(bytes: Buffer, validation: FieldValidation)
   const message = `error converting YAML to JSON: yaml: unmarshal errors:\n  ${found.join("\n  ")}`;
   if (validation === "Strict") throw errors.badRequest(`error strict decoding YAML: ${message}`);
   return [message];
+}
+
+/**
+ * A server-side apply (PATCH `application/apply-patch+yaml`): 201 if it created the object,
+ * 200 otherwise. The patch must name the endpoint's apiVersion and kind (400); with
+ * fieldValidation Strict or Warn, a key given twice is an error (before anything is written)
+ * or a warning.
+ */
+export async function serveApply(
+  ctx: ResourceContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  served: ServedResource,
+  r: ResourceRequest,
+  query: URLSearchParams,
+  warnings: string[],
+): Promise<void> {
+  const { dryRun, fieldValidation, manager, force } = writeParams(
+    query,
+    "PatchOptions",
+    req.headers["user-agent"],
+    true,
+  );
+  const output = negotiate(req.headers.accept, false);
+  const bytes = await readBody(req);
+  const config = decodeApplyPatch(bytes);
+  // kube reports duplicate keys after merging; refusing them first stores nothing either way.
+  const duplicates = applyPatchDuplicates(bytes, fieldValidation);
+  const { object, created } = await served.store.apply(r.namespace, r.name, config as KubeObject, {
+    manager,
+    force,
+    dryRun,
+    fieldValidation,
+    warnings,
+    ...(r.subresource ? { subresource: r.subresource } : {}),
+  });
+  warnings.push(...duplicates);
+  setWarnings(res, warnings);
+  return sendObject(ctx, res, created ? 201 : 200, served, object, output, query);
 }

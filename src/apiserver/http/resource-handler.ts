@@ -10,7 +10,7 @@ import {
   subresourceKind,
   subresourceVerbs,
 } from "../registry/registry.ts";
-import { APPLY_PATCH, applyPatchDuplicates, decodeApplyPatch } from "./apply-patch.ts";
+import { APPLY_PATCH, serveApply } from "./apply-patch.ts";
 import {
   decodeObjectBody,
   duplicatesIn,
@@ -323,45 +323,6 @@ export async function handleResource(
   }
 
   methodNotAllowed(method, what);
-}
-
-/**
- * A server-side apply (PATCH `application/apply-patch+yaml`): 201 if it created the object,
- * 200 otherwise. The patch must name the endpoint's apiVersion and kind (400); with
- * fieldValidation Strict or Warn, a key given twice is an error (before anything is written)
- * or a warning.
- */
-async function serveApply(
-  ctx: ResourceContext,
-  req: IncomingMessage,
-  res: ServerResponse,
-  served: ServedResource,
-  r: ResourceRequest,
-  query: URLSearchParams,
-  warnings: string[],
-): Promise<void> {
-  const { dryRun, fieldValidation, manager, force } = writeParams(
-    query,
-    "PatchOptions",
-    req.headers["user-agent"],
-    true,
-  );
-  const output = negotiate(req.headers.accept, false);
-  const bytes = await readBody(req);
-  const config = decodeApplyPatch(bytes);
-  // kube reports duplicate keys after merging; refusing them first stores nothing either way.
-  const duplicates = applyPatchDuplicates(bytes, fieldValidation);
-  const { object, created } = await served.store.apply(r.namespace, r.name, config as KubeObject, {
-    manager,
-    force,
-    dryRun,
-    fieldValidation,
-    warnings,
-    ...(r.subresource ? { subresource: r.subresource } : {}),
-  });
-  warnings.push(...duplicates);
-  setWarnings(res, warnings);
-  return sendObject(ctx, res, created ? 201 : 200, served, object, output, query);
 }
 
 /** The verb of a method on one object's subresource. */

@@ -17,6 +17,7 @@ import { isStorageError } from "../storage/storage-error.ts";
 import type { CacheEntry, ObjectAttrs, WatchEncoder } from "../watchcache/cache-event.ts";
 import type { CacheFilter, CacheWatcher } from "../watchcache/cache-watcher.ts";
 import type { WatchCache } from "../watchcache/watch-cache.ts";
+import { type ApplyOptions, applyToStore } from "./apply.ts";
 import { cloneObject, decodeFromStorage, encodeForStorage, metaOf } from "./codec.ts";
 import { type DeleteOptions, finalizersForDeletion, timestamp } from "./deletion.ts";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./object-meta.ts";
@@ -122,21 +123,11 @@ export interface WriteOptions {
    * to the main resource (a custom resource's `/scale`).
    */
   readonly managerSubresource?: string;
-}
-
-/** Options of {@link Store.apply}. */
-export interface ApplyOptions extends WriteOptions {
-  /** The applier (PatchOptions `fieldManager`, required). */
-  readonly manager: string;
-  /** Take the fields other managers own instead of failing with 409. */
-  readonly force: boolean;
-  /** `status` to apply to the status subresource. */
-  readonly subresource?: string;
-}
-
-/** Marks a write whose managedFields an apply already worked out. */
-interface Internal {
-  readonly applied?: boolean;
+  /**
+   * The object's managedFields are already worked out (a server-side apply): the write keeps
+   * them instead of being recorded as an update.
+   */
+  readonly managedFieldsSet?: boolean;
 }
 
 const MAX_UPDATE_ATTEMPTS = 16;
@@ -263,7 +254,7 @@ export class Store {
     if (this.#o.strategy.trackGeneration) meta.generation = 1;
     else delete meta.generation;
     const warnings = this.#normalize(object, options);
-    if (!(options as Internal).applied) this.#track(undefined, object, options, undefined);
+    if (!options.managedFieldsSet) this.#track(undefined, object, options, undefined);
     this.#o.strategy.prepareForCreate?.(object);
     const generate = !meta.name && Boolean(meta.generateName);
     if (generate) meta.name = this.#generateName(meta.generateName!);
@@ -483,13 +474,9 @@ export class Store {
   }
 
   /**
-   * Server-side apply (PATCH with `application/apply-patch+yaml`): merges `config` into the
-   * object for `options.manager` and records its ownership, or creates the object from it if
-   * there is none (not through a subresource: 404 then). `created` says which. A
-   * `metadata.resourceVersion` in `config` makes an update conditional (409 if stale); conflicts
-   * with other managers are 409 unless `force`.
+   * Server-side apply (PATCH with `application/apply-patch+yaml`); see {@link applyToStore}.
    */
-  async apply(
+  apply(
     namespace: string,
     name: string,
     config: KubeObject,
@@ -498,59 +485,7 @@ export class Store {
     const fm = this.#o.fieldManager;
     if (fm === undefined)
       throw errors.methodNotAllowed(`server-side apply is not supported on ${this.#gr.resource}`);
-    const meta = config.metadata ?? {};
-    // As kube's patch handler checks the object it would write against the URL.
-    const checkName = (n: string | undefined) => {
-      if (n !== name)
-        throw errors.badRequest(
-          `the name of the object (${n ?? ""}) does not match the name on the URL (${name})`,
-        );
-    };
-    const write = { ...options, applied: true } as WriteOptions & Internal;
-    const { manager, force, subresource } = options;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const object = await this.guaranteedUpdate(
-          namespace,
-          name,
-          (current) => {
-            const applied = fm.apply(current, config, manager, force, subresource);
-            checkName(applied.metadata?.name);
-            this.#checkNamespace(namespace, applied.metadata?.namespace);
-            return applied;
-          },
-          write,
-        );
-        return { object, created: false };
-      } catch (err) {
-        if (!(err instanceof ApiError && err.code === 404 && err.details?.name === name)) throw err;
-        if (subresource !== undefined) throw err;
-      }
-      checkName(meta.name);
-      this.#checkNamespace(namespace, meta.namespace);
-      const fresh = fm.apply(undefined, config, manager, force);
-      const m = metaOf(fresh);
-      if (m.uid)
-        throw errors.conflict(
-          this.#gr,
-          name,
-          `uid mismatch: the provided object specified uid ${m.uid}, and no existing object was found`,
-        );
-      delete m.resourceVersion;
-      delete m.creationTimestamp;
-      delete m.deletionTimestamp;
-      delete m.deletionGracePeriodSeconds;
-      delete m.selfLink;
-      try {
-        return { object: await this.create(namespace, fresh, write), created: true };
-      } catch (err) {
-        if (
-          !(err instanceof ApiError && err.reason === "AlreadyExists") ||
-          attempt >= MAX_UPDATE_ATTEMPTS
-        )
-          throw err;
-      }
-    }
+    return applyToStore(this, fm, namespace, name, config, options);
   }
 
   /**
@@ -595,7 +530,7 @@ export class Store {
     const strategy = this.#o.strategy;
     const old = stored.metadata!;
     let object: KubeObject;
-    const applied = (options as Internal).applied === true;
+    const applied = options.managedFieldsSet === true;
     if (subresource === "status") {
       // kube decodes the whole body (pruning, defaults) before taking its status.
       warnings.push(...this.#normalize(next, options));
