@@ -12,7 +12,9 @@ interface Child {
  *
  * Invariant: no child set is empty (operations drop children that become empty), so `isEmpty`
  * is a constant-time check and two equal sets have the same shape. A set is only mutated while
- * it is built (`insert`); the set operations return new sets and never change their operands.
+ * it is built (`insert`, `insertMember`, `insertChild`), by whoever created it with `new`; the
+ * set operations return new sets that may share children with their operands, so neither is
+ * changed afterwards.
  */
 export class FieldSet {
   readonly #members = new Map<string, PathElement>();

@@ -14,6 +14,7 @@
  */
 export type TypeNode = MapType | ListType | ScalarType | DeducedType;
 
+/** An object: a struct's named fields and/or a map's entries. */
 export interface MapType {
   readonly kind: "map";
   /** The type of a named field, if `name` is one. */
@@ -32,6 +33,7 @@ export interface MapType {
   readonly implicit?: ReadonlyMap<string, unknown>;
 }
 
+/** A list: replaced whole, or merged item by item (a set, or a map by key fields). */
 export interface ListType {
   readonly kind: "list";
   readonly element: TypeNode;
@@ -42,18 +44,23 @@ export interface ListType {
   readonly keyDefaults?: Readonly<Record<string, unknown>>;
 }
 
+/** A leaf value. */
 export interface ScalarType {
   readonly kind: "scalar";
   /** Any value is accepted, as a leaf (int-or-string, arbitrary JSON). */
   readonly untyped?: boolean;
 }
 
+/** Whatever the value is (fields a schema preserves without describing). */
 export interface DeducedType {
   readonly kind: "deduced";
 }
 
+/** The type of preserved unknown fields. */
 export const DEDUCED: DeducedType = { kind: "deduced" };
+/** A string, number or boolean (or null). */
 export const SCALAR: ScalarType = { kind: "scalar" };
+/** A leaf that may hold anything (int-or-string, arbitrary JSON). */
 export const UNTYPED: ScalarType = { kind: "scalar", untyped: true };
 
 /** A granular map with the given named fields and, optionally, entries of `elements`. */
@@ -75,8 +82,10 @@ const NO_FIELDS = () => undefined;
 const DEDUCED_MAP: MapType = { kind: "map", field: NO_FIELDS, elements: DEDUCED, atomic: false };
 const DEDUCED_LIST: ListType = { kind: "list", element: UNTYPED, listType: "atomic", keys: [] };
 
+/** A JSON object, as objects are handled here. */
 export type JsonObject = Record<string, unknown>;
 
+/** True for a JSON object (not null, not an array). */
 export const isObject = (v: unknown): v is JsonObject =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
