@@ -67,6 +67,7 @@ export type CauseType =
   | "InternalError"
   | "NamespaceTerminating"
   | "ResourceVersionTooLarge"
+  | "FieldManagerConflict"
   | (string & {});
 
 /** The HTTP code that goes with each reason, as kube-apiserver sends it. */

@@ -162,6 +162,49 @@ describe("@kubernetes/client-node against the embedded API server", () => {
     );
   });
 
+  it("applies server-side through KubernetesObjectApi.patch (ServerSideApply): creates, conflicts, forces", async () => {
+    const objects = KubernetesObjectApi.makeApiClient(kc);
+    const cm = (manager: string, data: Record<string, string>, force = false) =>
+      objects.patch(
+        {
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { name: "ssa", namespace: "default" },
+          data,
+        },
+        undefined,
+        undefined,
+        manager,
+        force,
+        PatchStrategy.ServerSideApply,
+      ) as Promise<V1ConfigMap>;
+    const created = await cm("js-app", { a: "1" });
+    assert.deepEqual(created.data, { a: "1" });
+    assert.equal(created.metadata?.managedFields?.[0]?.manager, "js-app");
+    assert.equal(created.metadata?.managedFields?.[0]?.operation, "Apply");
+    await assert.rejects(cm("js-other", { a: "2" }), (err: { code?: number; body?: unknown }) => {
+      const body = typeof err.body === "string" ? JSON.parse(err.body) : err.body;
+      return err.code === 409 && /conflict with "js-app": \.data\.a/.test(body.message);
+    });
+    const forced = await cm("js-other", { a: "2" }, true);
+    assert.deepEqual(forced.data, { a: "2" });
+    // The client reads managedFields back (time as a Date) and can send them with an update.
+    const read = await core.readNamespacedConfigMap({ namespace: "default", name: "ssa" });
+    assert.ok(read.metadata?.managedFields?.every((e) => e.time instanceof Date));
+    const replaced = await core.replaceNamespacedConfigMap({
+      namespace: "default",
+      name: "ssa",
+      body: { ...read, data: { ...read.data, b: "3" } },
+      fieldManager: "js-editor",
+    });
+    assert.deepEqual(
+      replaced.metadata?.managedFields?.map((e) => `${e.manager} ${e.operation}`).sort(),
+      ["js-editor Update", "js-other Apply"],
+      "js-app lost its only field to the forced apply, and with it its entry",
+    );
+    await core.deleteNamespacedConfigMap({ namespace: "default", name: "ssa" });
+  });
+
   it("keeps an informer in sync, across a watch cut by the server", async () => {
     const informer = new ListWatch<V1ConfigMap>(
       "/api/v1/namespaces/default/configmaps",

@@ -195,7 +195,7 @@ export class CrdController {
   async #install(crd: Crd, names: CrdNames, terminating: boolean): Promise<void> {
     const name = crd.metadata?.name ?? "";
     const previous = this.#installed.get(name);
-    const specs = crdVersionSpecs(crd, names, terminating);
+    const specs = crdVersionSpecs(crd, names, terminating, this.#registry.clock);
     const cacheKey = JSON.stringify([specs.map((s) => s.selectable), storageSchemaOf(crd)]);
     // The watch cache decodes each object, and computes its selectable values, once: a change
     // to either needs a new cache (kube, too, recreates a CRD's storage when its spec changes).

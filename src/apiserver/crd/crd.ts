@@ -1,4 +1,4 @@
-import type { KubeObject } from "../../core/index.ts";
+import type { Clock, KubeObject } from "../../core/index.ts";
 import {
   applyDefaults,
   compileSchema,
@@ -7,6 +7,9 @@ import {
   type ResourceDefinition,
   resourceDefinition,
 } from "../../resources/index.ts";
+import { crdType } from "../managedfields/crd-schema.ts";
+import { FieldManager } from "../managedfields/field-manager.ts";
+import type { TypeNode } from "../managedfields/schema.ts";
 import { decodeFromStorage } from "../registry/codec.ts";
 import type { CustomResourceInfo, PrinterColumn } from "../registry/registry.ts";
 import type { StoreOptions } from "../registry/store.ts";
@@ -109,7 +112,10 @@ export interface VersionSpec {
     strategicMerge: false;
     encoder: WatchEncoder;
     custom: CustomResourceInfo;
-  } & Pick<StoreOptions, "storageApiVersion" | "validate" | "normalize" | "decode">;
+  } & Pick<
+    StoreOptions,
+    "storageApiVersion" | "validate" | "normalize" | "decode" | "fieldManager"
+  >;
 }
 
 /**
@@ -127,7 +133,12 @@ export function storageSchemaOf(crd: Crd): OpenApiSchema {
   return v?.schema?.openAPIV3Schema ?? OPEN_SCHEMA;
 }
 
-export function crdVersionSpecs(crd: Crd, names: CrdNames, terminating: boolean): VersionSpec[] {
+export function crdVersionSpecs(
+  crd: Crd,
+  names: CrdNames,
+  terminating: boolean,
+  clock: Clock,
+): VersionSpec[] {
   const { group, scope } = crd.spec;
   const plural = crd.spec.names.plural;
   const prefix = `/registry/${group}/${plural}/`;
@@ -147,6 +158,20 @@ export function crdVersionSpecs(crd: Crd, names: CrdNames, terminating: boolean)
       crd.spec.versions.flatMap((v) => v.selectableFields ?? []).map((f) => [f.jsonPath, f]),
     ).values(),
   ];
+  // Server-side apply's view of every version the CRD lists (served or not): the same fields
+  // (conversion "None" only renames apiVersion), each with its own schema.
+  const types = new Map<string, TypeNode>();
+  const typeAt = (apiVersion: string): TypeNode | undefined => {
+    const v = crd.spec.versions.find((x) => `${group}/${x.name}` === apiVersion);
+    if (v === undefined) return undefined;
+    let t = types.get(v.name);
+    if (t === undefined) {
+      t = crdType(v.schema?.openAPIV3Schema);
+      types.set(v.name, t);
+    }
+    return t;
+  };
+  const same = (o: Record<string, unknown>) => o;
   return crd.spec.versions
     .filter((v) => v.served !== false)
     .map((v) => {
@@ -196,6 +221,17 @@ export function crdVersionSpecs(crd: Crd, names: CrdNames, terminating: boolean)
           storageApiVersion: `${group}/${storageVersion}`,
           decode,
           validate: (o: KubeObject) => validator(o),
+          fieldManager: new FieldManager({
+            apiVersion,
+            kind: names.kind,
+            type: typeAt(apiVersion)!,
+            views: (other) => {
+              const type = typeAt(other);
+              return type === undefined ? undefined : { type, toVersion: same, fromVersion: same };
+            },
+            statusSubresource: hasStatus,
+            clock,
+          }),
           normalize: (o: KubeObject) => {
             const dropped = prune(schema, o);
             applyDefaults(schema, o);

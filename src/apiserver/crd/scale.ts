@@ -12,7 +12,7 @@ import { evaluateJsonPath } from "./json-path.ts";
  */
 export const customResourceScale: ScaleHandler = {
   get: async (served, namespace, name) => toScale(served, await served.store.get(namespace, name)),
-  update: async (served, namespace, name, change, dryRun) => {
+  update: async (served, namespace, name, change, { dryRun, manager }) => {
     const paths = served.custom?.scale;
     if (paths === undefined)
       throw errors.notFound({ group: served.def.group, resource: served.def.plural }, name);
@@ -39,7 +39,7 @@ export const customResourceScale: ScaleHandler = {
           metaOf(current).resourceVersion = scale.metadata.resourceVersion;
         return current;
       },
-      { dryRun },
+      { dryRun, manager, managerSubresource: "scale" },
     );
     return toScale(served, updated);
   },

@@ -10,6 +10,7 @@ import {
   subresourceKind,
   subresourceVerbs,
 } from "../registry/registry.ts";
+import { APPLY_PATCH, serveApply } from "./apply-patch.ts";
 import {
   decodeObjectBody,
   duplicatesIn,
@@ -43,7 +44,7 @@ export interface ScaleHandler {
     namespace: string,
     name: string,
     scale: (current: unknown) => unknown,
-    dryRun: boolean,
+    options: { dryRun: boolean; manager: string },
   ): Promise<unknown>;
 }
 
@@ -163,7 +164,11 @@ export async function handleResource(
         "create not allowed while custom resource definition is terminating",
       );
     }
-    const { dryRun, fieldValidation } = writeParams(query, "CreateOptions");
+    const { dryRun, fieldValidation, manager } = writeParams(
+      query,
+      "CreateOptions",
+      req.headers["user-agent"],
+    );
     const output = negotiate(req.headers.accept, false);
     const bytes = await readBody(req);
     const contentType = req.headers["content-type"];
@@ -174,6 +179,7 @@ export async function handleResource(
       fieldValidation,
       warnings,
       duplicateFields,
+      manager,
     });
     setWarnings(res, warnings);
     return sendObject(ctx, res, 201, served, created, output, query);
@@ -181,14 +187,22 @@ export async function handleResource(
 
   if (method === "PUT") {
     if (r.name === "") methodNotAllowed(method, what);
-    const { dryRun, fieldValidation } = writeParams(query, "UpdateOptions");
+    const { dryRun, fieldValidation, manager } = writeParams(
+      query,
+      "UpdateOptions",
+      req.headers["user-agent"],
+    );
     const output = negotiate(req.headers.accept, false);
     const bytes = await readBody(req);
     const contentType = req.headers["content-type"];
     const raw = decodeObjectBody(bytes, contentType);
     if (r.subresource === "scale") {
       if (ctx.scale === undefined) notFound();
-      return sendJson(res, 200, await ctx.scale.update(served, ns, r.name, () => raw, dryRun));
+      return sendJson(
+        res,
+        200,
+        await ctx.scale.update(served, ns, r.name, () => raw, { dryRun, manager }),
+      );
     }
     const body = checkBodyType(served, raw);
     const updated = await store.update(ns, r.name, body, {
@@ -196,6 +210,7 @@ export async function handleResource(
       fieldValidation,
       warnings,
       duplicateFields: duplicatesIn(bytes, contentType, fieldValidation),
+      manager,
       ...(r.subresource ? { subresource: r.subresource } : {}),
     });
     setWarnings(res, warnings);
@@ -204,17 +219,22 @@ export async function handleResource(
 
   if (method === "PATCH") {
     if (r.name === "" || r.subresource === "finalize") methodNotAllowed(method, what);
-    const { dryRun, fieldValidation } = writeParams(query, "PatchOptions");
-    const output = negotiate(req.headers.accept, false);
     const type = mediaType(req.headers["content-type"]);
-    const accepted = served.strategicMerge
-      ? [
-          "application/json-patch+json",
-          "application/merge-patch+json",
-          "application/strategic-merge-patch+json",
-        ]
-      : ["application/json-patch+json", "application/merge-patch+json"];
+    const accepted = [
+      "application/json-patch+json",
+      "application/merge-patch+json",
+      ...(served.strategicMerge ? ["application/strategic-merge-patch+json"] : []),
+      // Server-side apply to /scale (kube converts managedFields to the Scale's) is not served.
+      ...(r.subresource === "scale" ? [] : [APPLY_PATCH]),
+    ];
     if (!accepted.includes(type)) throw unsupported(type, accepted);
+    if (type === APPLY_PATCH) return serveApply(ctx, req, res, served, r, query, warnings);
+    const { dryRun, fieldValidation, manager } = writeParams(
+      query,
+      "PatchOptions",
+      req.headers["user-agent"],
+    );
+    const output = negotiate(req.headers.accept, false);
     const patchBytes = await readBody(req);
     const patch = parseJson(patchBytes);
     // A JSON patch is a list of operations: a key twice in one is not a field of the object.
@@ -227,7 +247,11 @@ export async function handleResource(
     };
     if (r.subresource === "scale") {
       if (ctx.scale === undefined) notFound();
-      return sendJson(res, 200, await ctx.scale.update(served, ns, r.name, apply, dryRun));
+      return sendJson(
+        res,
+        200,
+        await ctx.scale.update(served, ns, r.name, apply, { dryRun, manager }),
+      );
     }
     const patched = await store.guaranteedUpdate(
       ns,
@@ -244,6 +268,7 @@ export async function handleResource(
         fieldValidation,
         warnings,
         duplicateFields,
+        manager,
         ...(r.subresource ? { subresource: r.subresource } : {}),
       },
     );

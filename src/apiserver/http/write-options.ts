@@ -17,6 +17,13 @@ export interface WriteParams {
   readonly dryRun: boolean;
   /** What unknown fields do (kube's default: Warn). */
   readonly fieldValidation: FieldValidation;
+  /**
+   * Who writes, for managedFields: `fieldManager`, else the User-Agent's product (kube's
+   * `managerOrUserAgent`; "" when there is neither).
+   */
+  readonly manager: string;
+  /** `force=true` (apply patches only): take fields other managers own. */
+  readonly force: boolean;
 }
 
 type OptionsKind = "CreateOptions" | "UpdateOptions" | "PatchOptions" | "DeleteOptions";
@@ -44,25 +51,65 @@ export function setWarnings(res: ServerResponse, warnings: readonly string[]): v
 }
 
 /**
- * `dryRun`, `fieldValidation` and `fieldManager` of a create, update or patch (and `force`,
- * which only an apply patch may set — this server has none, so any `force` is refused).
+ * `dryRun`, `fieldValidation` and `fieldManager` of a create, update or patch, and `force`,
+ * which only an apply patch (`apply`) may set; an apply patch needs a `fieldManager`. Checked
+ * in the order of kube's `ValidatePatchOptions`. A `force` that is not a boolean is 400, as
+ * kube's parameter decoding has it.
  */
-export function writeParams(q: URLSearchParams, kind: OptionsKind): WriteParams {
-  const causes = dryRunCauses(q.getAll("dryRun"));
-  const validation = q.get("fieldValidation") ?? "";
-  if (validation !== "" && !FIELD_VALIDATION.includes(validation))
-    causes.push(field.notSupported("fieldValidation", validation, FIELD_VALIDATION));
+export function writeParams(
+  q: URLSearchParams,
+  kind: OptionsKind,
+  userAgent?: string,
+  apply = false,
+): WriteParams {
+  const causes: StatusCause[] = [];
   const manager = q.get("fieldManager") ?? "";
+  if (kind === "PatchOptions" && !apply && q.has("force"))
+    causes.push(field.forbidden("force", "may not be specified for non-apply patch"));
+  if (apply && manager === "")
+    causes.push(field.required("fieldManager", "is required for apply patch"));
   if (manager.length > 128) causes.push(field.tooLong("fieldManager", 128));
   else if (/[^\x20-\x7e]/.test(manager))
     causes.push(field.invalid("fieldManager", manager, "must only contain printable characters"));
-  if (kind === "PatchOptions" && q.has("force"))
-    causes.push(field.forbidden("force", "may not be specified for non-apply patch"));
+  causes.push(...dryRunCauses(q.getAll("dryRun")));
+  const validation = q.get("fieldValidation") ?? "";
+  if (validation !== "" && !FIELD_VALIDATION.includes(validation))
+    causes.push(field.notSupported("fieldValidation", validation, FIELD_VALIDATION));
   if (causes.length > 0) invalid(kind, causes);
   return {
     dryRun: q.getAll("dryRun").length > 0,
     fieldValidation: validation === "" ? "Warn" : (validation as FieldValidation),
+    manager: manager !== "" ? manager : managerFromUserAgent(userAgent ?? ""),
+    force: apply && parseForce(q.get("force")),
   };
+}
+
+/** Go's `strconv.ParseBool`, as kube decodes `force`; 400 for anything else. */
+function parseForce(value: string | null): boolean {
+  if (value === null) return false;
+  if (["1", "t", "T", "TRUE", "true", "True"].includes(value)) return true;
+  if (["0", "f", "F", "FALSE", "false", "False"].includes(value)) return false;
+  throw errors.badRequest(
+    `force: invalid value ${JSON.stringify(value)}: must be true or false (strconv.ParseBool)`,
+  );
+}
+
+/**
+ * The manager of a write without `fieldManager`: the User-Agent up to its first `/`, without
+ * unprintable characters, cut to 128 bytes (kube's `prefixFromUserAgent`): `kubectl/v1.32.0
+ * (linux/amd64) kubernetes/abc` is `kubectl`.
+ */
+export function managerFromUserAgent(userAgent: string): string {
+  let out = "";
+  let bytes = 0;
+  for (const ch of userAgent.split("/")[0]!) {
+    if (!/\p{L}|\p{M}|\p{N}|\p{P}|\p{S}| /u.test(ch)) continue;
+    const n = Buffer.byteLength(ch);
+    if (bytes + n > 128) break;
+    out += ch;
+    bytes += n;
+  }
+  return out;
 }
 
 /**

@@ -3,13 +3,30 @@ import type { KeyValue } from "../storage/storage.ts";
 
 /**
  * How objects are stored: JSON without `metadata.resourceVersion`, which is the storage
- * revision of the last write and is set back on every read (as kube's etcd3 store does).
+ * revision of the last write and is set back on every read (as kube's etcd3 store does), and
+ * with `metadata.managedFields` last (where Go writes it), so that one object encodes the same
+ * however its metadata was assembled — a write that changes nothing stores nothing.
  */
 export function encodeForStorage(object: KubeObject): string {
   const meta = object.metadata;
-  if (meta?.resourceVersion === undefined) return JSON.stringify(object);
-  const { resourceVersion: _, ...rest } = meta;
-  return JSON.stringify({ ...object, metadata: rest });
+  if (
+    meta === undefined ||
+    (meta.resourceVersion === undefined &&
+      (meta.managedFields === undefined || managedFieldsLast(meta)))
+  )
+    return JSON.stringify(object);
+  const { resourceVersion: _, managedFields, ...rest } = meta;
+  return JSON.stringify({
+    ...object,
+    metadata: managedFields === undefined ? rest : { ...rest, managedFields },
+  });
+}
+
+/** True if managedFields is the last key of `meta` (as a create leaves it): no copy needed. */
+function managedFieldsLast(meta: object): boolean {
+  let last: string | undefined;
+  for (const key in meta) last = key;
+  return last === "managedFields";
 }
 
 /** The stored object with its resourceVersion set from the entry's modRevision. */

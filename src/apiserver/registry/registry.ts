@@ -20,6 +20,11 @@ import {
   serviceAccounts,
   services,
 } from "../../resources/index.ts";
+import { builtinType } from "../managedfields/builtin-schema.ts";
+import { crdType } from "../managedfields/crd-schema.ts";
+import { FieldManager } from "../managedfields/field-manager.ts";
+import type { JsonObject } from "../managedfields/schema.ts";
+import type { VersionView } from "../managedfields/updater.ts";
 import type { Storage } from "../storage/storage.ts";
 import { jsonEncoder, type WatchEncoder } from "../watchcache/cache-event.ts";
 import { WatchCache, type WatchCacheOptions } from "../watchcache/watch-cache.ts";
@@ -170,8 +175,10 @@ export class Registry {
   async start(): Promise<void> {
     if (this.#started) return;
     this.#started = true;
-    for (const spec of builtinSpecs()) {
+    const specs = builtinSpecs();
+    for (const spec of specs) {
       await this.install(spec.def, spec.strategy, spec.prefix, {
+        fieldManager: this.#builtinFieldManager(spec, specs),
         subresources: spec.subresources ?? [],
         verbs: spec.verbs ?? ALL_VERBS,
         strategicMerge: true,
@@ -194,6 +201,36 @@ export class Registry {
   }
 
   /**
+   * The field manager of a built-in resource: its kind's schema (deduced but for metadata when
+   * the models table has none — events.k8s.io/v1 Events), and views of the other versions
+   * stored under the same prefix, converted through the stored form.
+   */
+  #builtinFieldManager(spec: BuiltinSpec, all: readonly BuiltinSpec[]): FieldManager {
+    const typeOf = (s: BuiltinSpec) =>
+      (s.fromStorage ? undefined : builtinType(s.def.kind)) ?? crdType(undefined);
+    const id = (o: KubeObject) => o;
+    const views = new Map<string, VersionView>();
+    for (const other of all) {
+      if (other === spec || other.prefix !== spec.prefix) continue;
+      const toStored = spec.toStorage ?? id;
+      const fromStored = spec.fromStorage ?? id;
+      views.set(apiVersionOf(other.def), {
+        type: typeOf(other),
+        toVersion: (o) => (other.fromStorage ?? id)(toStored(o)) as JsonObject,
+        fromVersion: (o) => fromStored((other.toStorage ?? id)(o)) as JsonObject,
+      });
+    }
+    return new FieldManager({
+      apiVersion: apiVersionOf(spec.def),
+      kind: spec.def.kind,
+      type: typeOf(spec),
+      views: (v) => views.get(v),
+      statusSubresource: spec.strategy.statusSubresource ?? false,
+      clock: this.clock,
+    });
+  }
+
+  /**
    * Serves `def` from `prefix`, creating or sharing its watch cache. With `freshCache`, a new
    * cache replaces the prefix's existing one (whose entries were decoded, and selectable values
    * computed, another way): the old one keeps serving the versions not reinstalled yet and is
@@ -209,7 +246,13 @@ export class Registry {
       Partial<
         Pick<
           StoreOptions,
-          "fromStorage" | "toStorage" | "storageApiVersion" | "validate" | "normalize" | "decode"
+          | "fromStorage"
+          | "toStorage"
+          | "storageApiVersion"
+          | "validate"
+          | "normalize"
+          | "decode"
+          | "fieldManager"
         >
       > & { readonly freshCache?: boolean },
   ): Promise<ServedResource> {
@@ -244,6 +287,15 @@ export class Registry {
       ...(extra.validate ? { validate: extra.validate } : {}),
       ...(extra.normalize ? { normalize: extra.normalize } : {}),
       ...(extra.decode ? { decode: extra.decode } : {}),
+      fieldManager:
+        extra.fieldManager ??
+        new FieldManager({
+          apiVersion: apiVersionOf(def),
+          kind: def.kind,
+          type: builtinType(def.kind) ?? crdType(undefined),
+          statusSubresource: strategy.statusSubresource ?? false,
+          clock: this.clock,
+        }),
     });
     const served: ServedResource = {
       def,

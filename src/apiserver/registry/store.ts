@@ -11,11 +11,13 @@ import {
   type StatusCause,
 } from "../../core/index.ts";
 import { apiVersionOf, isNamespaced, type ResourceDefinition } from "../../resources/index.ts";
+import type { FieldManager } from "../managedfields/field-manager.ts";
 import type { KeyValue, Storage } from "../storage/storage.ts";
 import { isStorageError } from "../storage/storage-error.ts";
 import type { CacheEntry, ObjectAttrs, WatchEncoder } from "../watchcache/cache-event.ts";
 import type { CacheFilter, CacheWatcher } from "../watchcache/cache-watcher.ts";
 import type { WatchCache } from "../watchcache/watch-cache.ts";
+import { type ApplyOptions, applyToStore } from "./apply.ts";
 import { cloneObject, decodeFromStorage, encodeForStorage, metaOf } from "./codec.ts";
 import { type DeleteOptions, finalizersForDeletion, timestamp } from "./deletion.ts";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./object-meta.ts";
@@ -58,6 +60,11 @@ export interface StoreOptions {
   readonly fromStorage?: (object: KubeObject) => KubeObject;
   /** Converts an object of this version to the stored form. */
   readonly toStorage?: (object: KubeObject) => KubeObject;
+  /**
+   * Keeps `metadata.managedFields` and merges server-side applies (objects of this version).
+   * Without one, writes leave managedFields as they come and {@link Store.apply} is refused.
+   */
+  readonly fieldManager?: FieldManager;
 }
 
 /** List parameters after parsing and validation. */
@@ -105,6 +112,22 @@ export interface WriteOptions {
    * text): under `fieldValidation` they count as unknown fields do, as `duplicate field "x"`.
    */
   readonly duplicateFields?: readonly string[];
+  /**
+   * Who writes, for `metadata.managedFields`: the request's `fieldManager`, else its
+   * User-Agent's product (an empty one is recorded as `unknown`, as kube does).
+   * @default "kube-apiserver" (a write the server makes itself)
+   */
+  readonly manager?: string;
+  /**
+   * The subresource the managedFields entry of this write names when the write itself is one
+   * to the main resource (a custom resource's `/scale`).
+   */
+  readonly managerSubresource?: string;
+  /**
+   * The object's managedFields are already worked out (a server-side apply): the write keeps
+   * them instead of being recorded as an update.
+   */
+  readonly managedFieldsSet?: boolean;
 }
 
 const MAX_UPDATE_ATTEMPTS = 16;
@@ -231,6 +254,7 @@ export class Store {
     if (this.#o.strategy.trackGeneration) meta.generation = 1;
     else delete meta.generation;
     const warnings = this.#normalize(object, options);
+    if (!options.managedFieldsSet) this.#track(undefined, object, options, undefined);
     this.#o.strategy.prepareForCreate?.(object);
     const generate = !meta.name && Boolean(meta.generateName);
     if (generate) meta.name = this.#generateName(meta.generateName!);
@@ -449,6 +473,44 @@ export class Store {
     }
   }
 
+  /**
+   * Server-side apply (PATCH with `application/apply-patch+yaml`); see {@link applyToStore}.
+   */
+  apply(
+    namespace: string,
+    name: string,
+    config: KubeObject,
+    options: ApplyOptions,
+  ): Promise<{ object: KubeObject; created: boolean }> {
+    const fm = this.#o.fieldManager;
+    if (fm === undefined)
+      throw errors.methodNotAllowed(`server-side apply is not supported on ${this.#gr.resource}`);
+    return applyToStore(this, fm, namespace, name, config, options);
+  }
+
+  /**
+   * Sets the managedFields of `object` for a non-apply write by `options.manager` (the
+   * subresource it went through, if any), in this version's terms.
+   */
+  #track(
+    stored: KubeObject | undefined,
+    object: KubeObject,
+    options: WriteOptions,
+    subresource: string | undefined,
+  ): void {
+    const fm = this.#o.fieldManager;
+    if (fm === undefined) return;
+    const from = this.#o.fromStorage;
+    const next = from ? from(object) : object;
+    fm.update(
+      stored === undefined ? undefined : from ? from(stored) : stored,
+      next,
+      options.manager ?? "kube-apiserver",
+      subresource,
+    );
+    if (next !== object) setManagedFields(object, next.metadata?.managedFields);
+  }
+
   #decode(kv: KeyValue): KubeObject {
     return this.#o.decode ? this.#o.decode(kv) : decodeFromStorage(kv);
   }
@@ -468,6 +530,7 @@ export class Store {
     const strategy = this.#o.strategy;
     const old = stored.metadata!;
     let object: KubeObject;
+    const applied = options.managedFieldsSet === true;
     if (subresource === "status") {
       // kube decodes the whole body (pruning, defaults) before taking its status.
       warnings.push(...this.#normalize(next, options));
@@ -477,6 +540,8 @@ export class Store {
       } as KubeObject;
       if ((next as { status?: unknown }).status === undefined)
         delete (object as { status?: unknown }).status;
+      // An apply to /status worked out the managedFields; the rest of metadata stays stored.
+      if (applied) setManagedFields(object, next.metadata?.managedFields);
     } else if (subresource !== undefined) {
       object =
         strategy.prepareSubresource?.(
@@ -494,13 +559,18 @@ export class Store {
         else (object as { status?: unknown }).status = s;
       }
     }
+    // A pod's binding is written without a field manager, as kube's BindingREST does.
+    if (!applied && subresource !== "binding")
+      this.#track(stored, object, options, subresource ?? options.managerSubresource);
     const meta = metaOf(object);
     // System fields come from the stored object.
     meta.name = meta.name ?? old.name;
     if (isNamespaced(this.def)) meta.namespace = meta.namespace ?? old.namespace;
     else delete meta.namespace;
     meta.uid = meta.uid || old.uid;
-    meta.creationTimestamp = meta.creationTimestamp ?? old.creationTimestamp;
+    // As kube's BeforeUpdate: a client's creationTimestamp (`…00.000Z` from JavaScript clients)
+    // is ignored for the stored one.
+    meta.creationTimestamp = old.creationTimestamp ?? meta.creationTimestamp;
     if (old.deletionTimestamp) {
       meta.deletionTimestamp = old.deletionTimestamp;
       meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds ?? 0;
@@ -630,4 +700,11 @@ function specChanged(a: KubeObject, b: KubeObject, ignoreStatus: boolean): boole
     return rest;
   };
   return !deepEqual(strip(a), strip(b));
+}
+
+/** Sets (or, for undefined, removes) an object's managedFields. */
+function setManagedFields(object: KubeObject, entries: unknown): void {
+  const meta = metaOf(object) as Record<string, unknown>;
+  if (entries === undefined) delete meta.managedFields;
+  else meta.managedFields = entries;
 }
