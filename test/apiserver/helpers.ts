@@ -138,3 +138,17 @@ export async function crdUntil(
 /** The condition of `type` in an object's status, if any. */
 export const cond = (o: Loose, type: string) =>
   o.status?.conditions?.find((c: { type: string }) => c.type === type);
+
+/**
+ * Waits until the server's watch cache of `collection` has seen resourceVersion `rv` (a list
+ * at it with NotOlderThan waits for the cache): on etcd the cache hears of a write through
+ * etcd's watch, a moment after the write has returned.
+ */
+export async function seenByCache(url: string, collection: string, rv: string): Promise<void> {
+  const r = await call(
+    url,
+    "GET",
+    `${collection}?resourceVersion=${rv}&resourceVersionMatch=NotOlderThan&limit=1`,
+  );
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+}

@@ -7,7 +7,7 @@ import { once } from "node:events";
 import { connect } from "node:net";
 import { describe, it } from "node:test";
 import { startTestServer } from "kontroller/testing";
-import { call, configMap } from "./helpers.ts";
+import { call, configMap, seenByCache } from "./helpers.ts";
 
 const cms = "/api/v1/namespaces/default/configmaps";
 
@@ -20,7 +20,10 @@ describe("API server over one keep-alive connection", () => {
       await using s = await startTestServer({ controllers: false });
       const created = await call(s.url, "POST", cms, configMap("a"));
       const rv = created.body.metadata.resourceVersion;
-      await call(s.url, "POST", cms, configMap("b"));
+      const b = await call(s.url, "POST", cms, configMap("b"));
+      // "b"'s event must be in the cache before the drop, or it could land in the history after
+      // it and keep the watch open.
+      await seenByCache(s.url, cms, b.body.metadata.resourceVersion);
       // Every watch from `rv` now gets one ERROR (410) event and ends: a watch that ends at once.
       s.server.dropWatchHistory();
       const { hostname: host, port } = new URL(s.url);

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { connect } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { startTestServer, type TestServer } from "kontroller/testing";
-import { call, configMap, type Loose, watch } from "./helpers.ts";
+import { call, configMap, type Loose, seenByCache, watch } from "./helpers.ts";
 
 const cms = "/api/v1/namespaces/default/configmaps";
 const COUNT = 5000;
@@ -126,6 +126,8 @@ describe("API server over HTTP: watches with a large backlog", () => {
   it("answers a resume with 410 Expired once the server drops its watch history", async () => {
     const rv = (await call(s.url, "GET", `${cms}?limit=1`)).body.metadata.resourceVersion;
     await writeLive("dropped", 1);
+    const latest = (await call(s.url, "GET", `${cms}?limit=1`)).body.metadata.resourceVersion;
+    await seenByCache(s.url, cms, latest); // its event is not recorded after the drop
     s.server.dropWatchHistory();
     const w = await watch(s.url, `${cms}?watch=1&resourceVersion=${rv}`);
     const e = await w.next();

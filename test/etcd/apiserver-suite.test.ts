@@ -23,7 +23,14 @@ it("passes the API server black-box suite on etcd", async () => {
   assert.ok(files.length >= 5, `found only ${files.length} suite files in ${suite}`);
   const child = spawn(
     process.execPath,
-    ["--conditions=kontroller-source", "--test", "--test-concurrency=2", ...files],
+    // The same per-test timeout as npm test: a test that hangs fails instead of holding CI.
+    [
+      "--conditions=kontroller-source",
+      "--test",
+      "--test-concurrency=2",
+      "--test-timeout=120000",
+      ...files,
+    ],
     {
       cwd: root,
       env: { ...process.env, KONTROLLER_TEST_STORAGE: "etcd", NODE_TEST_CONTEXT: undefined },
