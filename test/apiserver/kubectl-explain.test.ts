@@ -7,46 +7,22 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { promisify } from "node:util";
-import { startFaultProxy, startTestServer, type TestServer } from "kontroller/testing";
+import { startFaultProxy, type TestServer } from "kontroller/testing";
+import { kubectlRig } from "./kubectl-rig.ts";
 
 const run = promisify(execFile);
 
 describe("kubectl explain against the embedded API server", () => {
+  const rig = kubectlRig("explain");
+  const { kubectl, fails, file } = rig;
   let s: TestServer;
   let dir: string;
-  const kubectl = async (...args: string[]) => {
-    const { stdout } = await run("kubectl", ["--kubeconfig", s.kubeconfigPath, ...args], {
-      env: { ...process.env, KUBECACHEDIR: join(dir, "cache"), HOME: dir },
-      timeout: 30_000,
-    });
-    return stdout;
-  };
-  const fails = async (...args: string[]) => {
-    try {
-      await kubectl(...args);
-    } catch (err) {
-      return String((err as { stderr?: string }).stderr);
-    }
-    assert.fail(`kubectl ${args.join(" ")} succeeded`);
-  };
-  const file = async (name: string, text: string) => {
-    const p = join(dir, name);
-    await writeFile(p, text);
-    return p;
-  };
-
-  before(async () => {
-    s = await startTestServer();
-    dir = await mkdtemp(join(tmpdir(), "kontroller-explain-"));
-  });
-  after(async () => {
-    await s.close();
-    await rm(dir, { recursive: true, force: true });
+  before(() => {
+    s = rig.server;
+    dir = rig.dir;
   });
 
   it("explains pods.spec.containers: its fields, their types, descriptions and required ones", async () => {

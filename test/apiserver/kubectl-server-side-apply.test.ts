@@ -1,13 +1,7 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
-import { promisify } from "node:util";
-import { startTestServer, type TestServer } from "kontroller/testing";
-
-const run = promisify(execFile);
+import { writeFile } from "node:fs/promises";
+import { describe, it } from "node:test";
+import { kubectlRig } from "./kubectl-rig.ts";
 
 /**
  * `kubectl apply --server-side` against the embedded server, on a built-in kind and on a custom
@@ -16,29 +10,8 @@ const run = promisify(execFile);
  * the machine and in CI (a machine without it fails here).
  */
 describe("kubectl apply --server-side against the embedded API server", () => {
-  let s: TestServer;
-  let dir: string;
-  const env = () => ({ ...process.env, KUBECACHEDIR: join(dir, "cache"), HOME: dir });
-  const kubectl = async (...args: string[]) =>
-    (
-      await run("kubectl", ["--kubeconfig", s.kubeconfigPath, ...args], {
-        env: env(),
-        timeout: 30_000,
-      })
-    ).stdout;
-  const fails = async (...args: string[]) => {
-    try {
-      await kubectl(...args);
-    } catch (err) {
-      return String((err as { stderr?: string }).stderr);
-    }
-    assert.fail(`kubectl ${args.join(" ")} succeeded`);
-  };
-  const file = async (name: string, text: string) => {
-    const p = join(dir, name);
-    await writeFile(p, text);
-    return p;
-  };
+  const rig = kubectlRig("kubectl-ssa");
+  const { kubectl, fails, file } = rig;
   const json = async (...what: string[]) =>
     JSON.parse(await kubectl("get", ...what, "-o", "json", "--show-managed-fields"));
   /** `manager operation` → the data keys (or spec fields) it owns. */
@@ -60,15 +33,6 @@ describe("kubectl apply --server-side against the embedded API server", () => {
         Object.keys(e.fieldsV1[top] ?? {}).filter((k) => k !== "."),
       ]),
     );
-
-  before(async () => {
-    s = await startTestServer();
-    dir = await mkdtemp(join(tmpdir(), "kontroller-kubectl-ssa-"));
-  });
-  after(async () => {
-    await s.close();
-    await rm(dir, { recursive: true, force: true });
-  });
 
   it("applies a ConfigMap, reports a conflict between field managers, forces it, and removes a dropped field", async () => {
     const cm = (data: string) =>

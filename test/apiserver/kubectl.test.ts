@@ -1,46 +1,23 @@
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { promisify } from "node:util";
-import { startFaultProxy, startTestServer, type TestServer } from "kontroller/testing";
+import { startFaultProxy, type TestServer } from "kontroller/testing";
+import { kubectlRig } from "./kubectl-rig.ts";
 
 const run = promisify(execFile);
 
 /** kubectl against the test server; a machine without kubectl fails here (CI requires it). */
 describe("kubectl against the embedded API server", () => {
+  const rig = kubectlRig("kubectl");
+  const { kubectl, fails, file } = rig;
   let s: TestServer;
   let dir: string;
-  const kubectl = async (...args: string[]) => {
-    const { stdout } = await run("kubectl", ["--kubeconfig", s.kubeconfigPath, ...args], {
-      env: { ...process.env, KUBECACHEDIR: join(dir, "cache"), HOME: dir },
-      timeout: 30_000,
-    });
-    return stdout;
-  };
-  const fails = async (...args: string[]) => {
-    try {
-      await kubectl(...args);
-    } catch (err) {
-      return String((err as { stderr?: string }).stderr);
-    }
-    assert.fail(`kubectl ${args.join(" ")} succeeded`);
-  };
-  const file = async (name: string, text: string) => {
-    const p = join(dir, name);
-    await writeFile(p, text);
-    return p;
-  };
-
-  before(async () => {
-    s = await startTestServer();
-    dir = await mkdtemp(join(tmpdir(), "kontroller-kubectl-"));
-  });
-  after(async () => {
-    await s.close();
-    await rm(dir, { recursive: true, force: true });
+  before(() => {
+    s = rig.server;
+    dir = rig.dir;
   });
 
   it("applies, creates, gets (Table and YAML), labels, annotates and patches built-ins", async () => {
@@ -92,7 +69,7 @@ describe("kubectl against the embedded API server", () => {
     const { stderr } = await run(
       "kubectl",
       ["--kubeconfig", s.kubeconfigPath, "create", "--validate=warn", "-f", typo],
-      { env: { ...process.env, KUBECACHEDIR: join(dir, "cache"), HOME: dir }, timeout: 30_000 },
+      { env: rig.env(), timeout: 30_000 },
     );
     assert.match(stderr, /Warning: unknown field "dat"/);
     const bad = await file(
@@ -138,7 +115,7 @@ describe("kubectl against the embedded API server", () => {
     const { stdout, stderr } = await run(
       "kubectl",
       ["--kubeconfig", s.kubeconfigPath, "version", "-o", "json"],
-      { env: { ...process.env, KUBECACHEDIR: join(dir, "cache"), HOME: dir }, timeout: 30_000 },
+      { env: rig.env(), timeout: 30_000 },
     );
     assert.match(JSON.parse(stdout).serverVersion.gitVersion, /^v1\.32\.\d+$/);
     assert.equal(
@@ -170,7 +147,7 @@ describe("kubectl against the embedded API server", () => {
       assert.match(resources, new RegExp(`\\n${r}\\s`));
     }
     const child = spawn("kubectl", ["--kubeconfig", s.kubeconfigPath, "get", "cm", "-w"], {
-      env: { ...process.env, KUBECACHEDIR: join(dir, "cache"), HOME: dir },
+      env: rig.env(),
     });
     let out = "";
     let started = false;

@@ -6,16 +6,11 @@
  * prints the NODE column of `get pods -o wide` and the columns of `get nodes`.
  */
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
-import { promisify } from "node:util";
-import { startTestServer, type TestServer } from "kontroller/testing";
+import { before, describe, it } from "node:test";
+import type { TestServer } from "kontroller/testing";
 import { call, watch } from "./helpers.ts";
+import { kubectlRig } from "./kubectl-rig.ts";
 
-const run = promisify(execFile);
 const PODS = "/api/v1/namespaces/default/pods";
 
 function node(name: string, extra: Record<string, unknown> = {}) {
@@ -52,22 +47,11 @@ function binding(name: string, target: string, metadata: Record<string, unknown>
 }
 
 describe("API server over HTTP: nodes and pods/binding", () => {
+  const rig = kubectlRig("nodes", { controllers: false });
+  const { kubectl } = rig;
   let s: TestServer;
-  let dir: string;
-  const kubectl = async (...args: string[]) => {
-    const { stdout } = await run("kubectl", ["--kubeconfig", s.kubeconfigPath, ...args], {
-      env: { ...process.env, KUBECACHEDIR: join(dir, "cache"), HOME: dir },
-      timeout: 30_000,
-    });
-    return stdout;
-  };
-  before(async () => {
-    s = await startTestServer({ controllers: false });
-    dir = await mkdtemp(join(tmpdir(), "kontroller-nodes-"));
-  });
-  after(async () => {
-    await s.close();
-    await rm(dir, { recursive: true, force: true });
+  before(() => {
+    s = rig.server;
   });
 
   it("stores nodes cluster-scoped, with status on create and then only through /status", async () => {
