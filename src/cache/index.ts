@@ -66,3 +66,4 @@ export {
   namespaceIndexFunc,
   type Store,
 } from "./store.ts";
+export { stripManagedFields } from "./transforms.ts";
