@@ -6,12 +6,13 @@ export function keepAliveAgent(sockets: number): Agent {
   return new Agent({ keepAlive: true, maxSockets: sockets });
 }
 
-/** Sends one request and resolves with the status and the body's length (the body is read). */
+/** Sends one request (`body` as `contentType`) and resolves with the status and the body's length (the body is read). */
 export function send(
   agent: Agent,
   url: string,
   method: string,
   body?: string,
+  contentType = "application/json",
 ): Promise<{ status: number; bytes: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
@@ -20,7 +21,7 @@ export function send(
         method,
         agent,
         headers: body
-          ? { "content-type": "application/json", "content-length": Buffer.byteLength(body) }
+          ? { "content-type": contentType, "content-length": Buffer.byteLength(body) }
           : {},
       },
       (res) => {

@@ -1,7 +1,8 @@
 /**
  * The raw ceiling: a bare node:http server that does only what any JSON API server must —
- * parse the request body and serialize a response — with none of kontroller's work (no
- * validation, storage, revisions or watch cache).
+ * parse the request body and serialize a response (a PATCH merges `data` into an object kept in
+ * a map) — with none of kontroller's work (no validation, storage, revisions, field managers or
+ * watch cache).
  */
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -19,7 +20,29 @@ export async function startRawServer(): Promise<RawServer> {
   const objects: unknown[] = [];
   const watchers = new Set<ServerResponse>();
   let rv = 1;
+  /** What PATCH changes: objects by the last segment of their path. */
+  const byName = new Map<string, { metadata: Record<string, unknown>; data?: object }>();
   const server: Server = createServer((req, res) => {
+    if (req.method === "PATCH") {
+      // A merge patch of `data`, the least any server must do: parse, merge, serialize.
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const patch = JSON.parse(Buffer.concat(chunks).toString()) as { data?: object };
+        const name = req.url!.slice(req.url!.lastIndexOf("/") + 1);
+        const obj = byName.get(name) ?? { metadata: { name } };
+        obj.data = { ...obj.data, ...patch.data };
+        obj.metadata.resourceVersion = String(++rv);
+        byName.set(name, obj);
+        const body = JSON.stringify(obj);
+        res.writeHead(200, {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+        });
+        res.end(body);
+      });
+      return;
+    }
     if (req.method === "POST") {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
