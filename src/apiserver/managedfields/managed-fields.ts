@@ -35,15 +35,27 @@ export function managerId(info: ManagerInfo): string {
   return `{${parts.join(",")}}`;
 }
 
-/** The parts of an identifier made by {@link managerId}. */
+/**
+ * Identifiers parsed lately: a server sees the same few managers on every write. Bounded: it
+ * starts again when it holds {@link PARSED_IDS_MAX}.
+ */
+const parsedIds = new Map<string, ManagerInfo>();
+const PARSED_IDS_MAX = 1024;
+
+/** The parts of an identifier made by {@link managerId} (a shared, frozen object). */
 export function parseManagerId(id: string): ManagerInfo {
+  let info = parsedIds.get(id);
+  if (info !== undefined) return info;
   const o = JSON.parse(id) as Partial<ManagerInfo>;
-  return {
+  info = Object.freeze({
     manager: o.manager ?? "",
     operation: o.operation ?? "Update",
     ...(o.apiVersion ? { apiVersion: o.apiVersion } : {}),
     ...(o.subresource ? { subresource: o.subresource } : {}),
-  };
+  });
+  if (parsedIds.size >= PARSED_IDS_MAX) parsedIds.clear();
+  parsedIds.set(id, info);
+  return info;
 }
 
 /** No managers. */
@@ -111,7 +123,12 @@ export function decodeManagedFields(entries: unknown): Managed {
   return managed;
 }
 
+/** A time as kube writes it (to the second, UTC): kept as it is, without parsing. */
+const NORMAL_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
+
 function normalizeTime(time: unknown, i: number): string {
+  if (typeof time === "string" && NORMAL_TIME.test(time) && Number.isFinite(Date.parse(time)))
+    return time;
   const ms = typeof time === "string" ? Date.parse(time) : Number.NaN;
   if (!Number.isFinite(ms))
     throw new Error(
