@@ -32,7 +32,7 @@ export {
   parseApiVersion,
 } from "./gvk.ts";
 export { Heap, type HeapNode } from "./heap.ts";
-export { deepEqual } from "./json.ts";
+export { cloneJson, deepEqual } from "./json.ts";
 export {
   DeletedFinalStateUnknown,
   deletionHandlingKey,

@@ -388,6 +388,26 @@ describe("API server over HTTP: bad input", () => {
     assert.equal((await call(s.url, "POST", cms, configMap("after"))).status, 201, "still serving");
   });
 
+  it("refuses a body nested deeper than 1 000 levels with 400, for every write, and takes one at the limit", async () => {
+    // The object, then 999 arrays in its "junk" field: 1 000 levels in all.
+    const body = (arrays: number) =>
+      `{"metadata":{"name":"deep"},"junk":${"[".repeat(arrays)}1${"]".repeat(arrays)}}`;
+    const merge = { "content-type": "application/merge-patch+json" };
+    assert.equal((await call(s.url, "POST", cms, body(999))).status, 201, "at the limit");
+    assert.equal((await call(s.url, "PUT", `${cms}/deep`, body(999))).status, 200);
+    for (const [method, path, headers] of [
+      ["POST", cms, {}],
+      ["PUT", `${cms}/deep`, {}],
+      ["PATCH", `${cms}/deep`, merge],
+    ] as const) {
+      const r = await call(s.url, method, path, body(20_000), headers);
+      assert.equal(r.status, 400, `${method}: ${JSON.stringify(r.body).slice(0, 200)}`);
+      assert.equal(r.body.reason, "BadRequest");
+      assert.match(r.body.message, /nest deeper than 1000 levels/);
+    }
+    assert.equal((await call(s.url, "POST", cms, body(1000))).status, 400, "one past the limit");
+  });
+
   it("answers bad selectors with 400 pointing at the problem", async () => {
     const l = await call(s.url, "GET", `${cms}?labelSelector=${encodeURIComponent("a in (b")}`);
     assert.equal(l.status, 400);

@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { parse as parseYaml } from "yaml";
 import { errors } from "../../core/index.ts";
 import { duplicateFields } from "./duplicate-fields.ts";
+import { nestsDeeperThan } from "./json-scan.ts";
 
 /** kube-apiserver's limit on a request body (3 MiB). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -104,14 +105,33 @@ export function parseJsonObject(body: Buffer): Record<string, unknown> {
   return requireObject(parseJson(body));
 }
 
-/** Parses a JSON body (400 with the parser's message if it is not JSON). */
+/**
+ * How deep a request body's objects and arrays may nest. kube's JSON decoder (Go's) stops at
+ * 10 000; the server's own walks of an object (copies, pruning, patches, encoding) are
+ * recursive and meet the JavaScript stack's limit at some thousands, so the limit here is lower
+ * — far above any real object — and a deeper body is a 400, never a 500 halfway through.
+ */
+export const MAX_JSON_DEPTH = 1000;
+
+/**
+ * Parses a JSON body: 400 with the parser's message if it is not JSON, 400 if it nests deeper
+ * than {@link MAX_JSON_DEPTH}.
+ */
 export function parseJson(body: Buffer): unknown {
   if (body.length === 0) throw errors.badRequest("the request body is empty; send a JSON object");
+  const text = body.toString("utf8");
+  let value: unknown;
   try {
-    return JSON.parse(body.toString("utf8"));
+    value = JSON.parse(text);
   } catch (err) {
     throw errors.badRequest(`the request body is not valid JSON: ${(err as Error).message}`);
   }
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw errors.badRequest(
+      `the request body is not valid JSON: objects and arrays nest deeper than ${MAX_JSON_DEPTH} levels`,
+    );
+  }
+  return value;
 }
 
 function requireObject(value: unknown): Record<string, unknown> {

@@ -5,8 +5,9 @@
  * silently half applied.
  */
 
+import { stringEnd } from "./json-scan.ts";
+
 const QUOTE = 34;
-const BACKSLASH = 92;
 const OPEN_OBJECT = 123;
 const CLOSE_OBJECT = 125;
 const OPEN_ARRAY = 91;
@@ -64,17 +65,6 @@ export function duplicateFields(text: string): string[] {
     }
   }
   return found;
-}
-
-/** The index of the quote that closes the string opening at `start`. */
-function stringEnd(text: string, start: number): number {
-  let end = text.indexOf('"', start + 1);
-  for (;;) {
-    let backslashes = 0;
-    while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return end;
-    end = text.indexOf('"', end + 1);
-  }
 }
 
 /** A key's text, with its escapes decoded. */

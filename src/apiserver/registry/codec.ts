@@ -1,4 +1,4 @@
-import type { KubeObject, ObjectMeta } from "../../core/index.ts";
+import { cloneJson, type KubeObject, type ObjectMeta } from "../../core/index.ts";
 import type { KeyValue } from "../storage/storage.ts";
 
 /**
@@ -36,9 +36,9 @@ export function decodeFromStorage(kv: KeyValue): KubeObject {
   return object;
 }
 
-/** A deep copy of a JSON object. */
+/** A deep copy of a JSON object (see {@link cloneJson}). */
 export function cloneObject<T>(object: T): T {
-  return structuredClone(object);
+  return cloneJson(object);
 }
 
 /** `ObjectMeta` with its fields writable (kubernetes-types marks system fields readonly). */
