@@ -293,8 +293,18 @@ export class SharedInformer<T extends KubeObject> {
    * list's copy is garbage at once); it reaches only handlers that asked for resyncs.
    */
   #replace(listed: readonly T[], rv: string): void {
+    // What the cache held for each listed object (undefined: new), looked up once: it decides
+    // whether the cached instance stays and, after the swap, between add and update.
+    const prevs: (T | undefined)[] = [];
     const objects =
-      this.#indexer.size === 0 ? listed : listed.map((obj) => this.#cachedIfSame(obj));
+      this.#indexer.size === 0
+        ? listed
+        : listed.map((obj) => {
+            const meta = obj.metadata;
+            const prev = this.#indexer.getIn(meta?.namespace ?? "", meta?.name ?? "");
+            prevs.push(prev);
+            return prev !== undefined && sameVersion(prev, obj) ? prev : obj;
+          });
     const old = this.#indexer.replace(objects, rv);
     old.forEach((obj, ns, name) => {
       if (this.#indexer.getIn(ns, name) === undefined) {
@@ -302,9 +312,9 @@ export class SharedInformer<T extends KubeObject> {
       }
     });
     const initial = !this.#synced;
-    const empty = old.size === 0;
-    for (const obj of objects) {
-      const prev = empty ? undefined : old.get(obj.metadata?.namespace ?? "", obj.metadata!.name!);
+    for (let i = 0; i < objects.length; i++) {
+      const obj = objects[i]!;
+      const prev = prevs[i];
       this.#notify(
         prev === undefined ? { kind: "add", obj, initial } : { kind: "update", old: prev, obj },
       );
@@ -316,17 +326,6 @@ export class SharedInformer<T extends KubeObject> {
       for (const w of waiters) w();
       for (const l of this.#listeners) l.checkSynced();
     }
-  }
-
-  /** The cached instance of `obj` if the cache holds it at the same resourceVersion, else `obj`. */
-  #cachedIfSame(obj: T): T {
-    const meta = obj.metadata;
-    const cached = this.#indexer.getIn(meta?.namespace ?? "", meta?.name ?? "");
-    return cached !== undefined &&
-      cached.metadata?.resourceVersion === meta?.resourceVersion &&
-      cached.metadata?.uid === meta?.uid
-      ? cached
-      : obj;
   }
 
   /**
@@ -395,4 +394,12 @@ function safeKey(obj: KubeObject): string {
   } catch {
     return "?";
   }
+}
+
+/** The same object: same uid, same resourceVersion (a relist that found it unchanged). */
+function sameVersion(a: KubeObject, b: KubeObject): boolean {
+  return (
+    a.metadata?.resourceVersion === b.metadata?.resourceVersion &&
+    a.metadata?.uid === b.metadata?.uid
+  );
 }
