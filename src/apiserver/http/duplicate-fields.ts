@@ -5,15 +5,16 @@
  * silently half applied.
  */
 
-import { stringEnd } from "./json-scan.ts";
-
-const QUOTE = 34;
-const OPEN_OBJECT = 123;
-const CLOSE_OBJECT = 125;
-const OPEN_ARRAY = 91;
-const CLOSE_ARRAY = 93;
-const COMMA = 44;
-const COLON = 58;
+import {
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  COLON,
+  COMMA,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+  stringEnd,
+} from "./json-scan.ts";
 
 /** One open object or array: its path, and the keys seen so far (objects) or the index (arrays). */
 interface Frame {

@@ -1,11 +1,14 @@
 /** Small scans of JSON text that JSON.parse does not do for us. */
 
-const QUOTE = 34;
+/** Character codes of JSON's structure. */
+export const QUOTE = 34;
 const BACKSLASH = 92;
-const OPEN_OBJECT = 123;
-const CLOSE_OBJECT = 125;
-const OPEN_ARRAY = 91;
-const CLOSE_ARRAY = 93;
+export const OPEN_OBJECT = 123;
+export const CLOSE_OBJECT = 125;
+export const OPEN_ARRAY = 91;
+export const CLOSE_ARRAY = 93;
+export const COMMA = 44;
+export const COLON = 58;
 
 /** The index of the quote that closes the string opening at `start` (valid JSON assumed). */
 export function stringEnd(text: string, start: number): number {
