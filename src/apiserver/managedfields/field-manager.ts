@@ -1,4 +1,4 @@
-import { ApiError, type Clock, errors, type KubeObject } from "../../core/index.ts";
+import { ApiError, type Clock, cloneJson, errors, type KubeObject } from "../../core/index.ts";
 import { timestamp } from "../registry/deletion.ts";
 import { applyConflictError } from "./conflict.ts";
 import { createdFieldsV1 } from "./created-fields.ts";
@@ -201,7 +201,7 @@ export class FieldManager {
     stripMeta(sets, id);
     const out: Managed = { sets, times: managed.times };
     if (result.object !== undefined) out.times.set(id, timestamp(this.#o.clock.now()));
-    const object = (result.object ?? structuredClone(current)) as KubeObject;
+    const object = (result.object ?? cloneJson(current)) as KubeObject;
     if (manager === "kubectl") syncLastApplied(config, object);
     capUpdateManagers(out);
     setManagedFields(object, out);

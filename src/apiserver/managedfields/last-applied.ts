@@ -1,4 +1,4 @@
-import type { KubeObject } from "../../core/index.ts";
+import { cloneJson, type KubeObject } from "../../core/index.ts";
 import type { FieldSet } from "./field-set.ts";
 import { compare } from "./merge.ts";
 import { goJson, type Path } from "./path-element.ts";
@@ -17,7 +17,7 @@ export const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 export function syncLastApplied(config: KubeObject, applied: KubeObject): void {
   const current = applied.metadata?.annotations?.[LAST_APPLIED];
   if (current === undefined || current === "") return;
-  const copy = structuredClone(config);
+  const copy = cloneJson(config);
   const annotations = copy.metadata?.annotations;
   if (annotations !== undefined) delete annotations[LAST_APPLIED];
   applied.metadata ??= {};

@@ -1,4 +1,4 @@
-import { deepEqual } from "../../core/index.ts";
+import { cloneJson, deepEqual } from "../../core/index.ts";
 import { FieldSet } from "./field-set.ts";
 import { type ListItem, listItems, SchemaError } from "./list-items.ts";
 import { fieldElement, type PathElement } from "./path-element.ts";
@@ -129,8 +129,8 @@ class Walker {
       if (ft === undefined) throw new SchemaError(path, "field not declared in schema");
       const zero = this.#merging ? undefined : t.implicit;
       if (zero?.has(key)) {
-        if (lm !== undefined) lv ??= structuredClone(zero.get(key));
-        if (rm !== undefined) rv ??= structuredClone(zero.get(key));
+        if (lm !== undefined) lv ??= cloneJson(zero.get(key));
+        if (rm !== undefined) rv ??= cloneJson(zero.get(key));
       }
       const v = this.walk(ft, lv, rv, path);
       path.pop();

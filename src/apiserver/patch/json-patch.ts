@@ -1,4 +1,4 @@
-import { ApiError, errors } from "../../core/index.ts";
+import { ApiError, cloneJson, errors } from "../../core/index.ts";
 
 /** kube refuses JSON patches with more operations than this (413). */
 export const MAX_JSON_PATCH_OPERATIONS = 10_000;
@@ -105,7 +105,7 @@ export function applyJsonPatch(document: Json, patch: Json): Json {
       `the JSON patch has ${patch.length} operations, more than the limit of ${MAX_JSON_PATCH_OPERATIONS}`,
     );
   }
-  let doc = structuredClone(document);
+  let doc = cloneJson(document);
   patch.forEach((raw, i) => {
     if (
       typeof raw !== "object" ||
@@ -122,7 +122,7 @@ export function applyJsonPatch(document: Json, patch: Json): Json {
       switch (op.op) {
         case "add":
           if (!("value" in op)) throw new Error('missing "value"');
-          doc = add(doc, op.path, structuredClone(op.value));
+          doc = add(doc, op.path, cloneJson(op.value));
           break;
         case "remove":
           doc = remove(doc, op.path);
@@ -132,8 +132,8 @@ export function applyJsonPatch(document: Json, patch: Json): Json {
           get(doc, op.path);
           doc =
             parsePointer(op.path).length === 0
-              ? structuredClone(op.value)
-              : add(remove(doc, op.path), op.path, structuredClone(op.value));
+              ? cloneJson(op.value)
+              : add(remove(doc, op.path), op.path, cloneJson(op.value));
           break;
         case "move": {
           if (typeof op.from !== "string") throw new Error('missing "from"');
@@ -143,7 +143,7 @@ export function applyJsonPatch(document: Json, patch: Json): Json {
         }
         case "copy": {
           if (typeof op.from !== "string") throw new Error('missing "from"');
-          doc = add(doc, op.path, structuredClone(get(doc, op.from)));
+          doc = add(doc, op.path, cloneJson(get(doc, op.from)));
           break;
         }
         case "test":

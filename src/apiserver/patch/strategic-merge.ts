@@ -1,4 +1,4 @@
-import { errors } from "../../core/index.ts";
+import { cloneJson, errors } from "../../core/index.ts";
 import { listStrategy } from "./merge-keys.ts";
 
 type Obj = Record<string, unknown>;
@@ -25,7 +25,7 @@ function mergeObject(kind: string, path: string, original: Obj, patch: Obj): Obj
   const directive = patch.$patch;
   if (directive === "replace") {
     const { $patch: _, ...rest } = patch;
-    return structuredClone(rest);
+    return cloneJson(rest);
   }
   if (directive !== undefined && directive !== "merge" && directive !== "delete") {
     throw errors.badRequest(
@@ -87,7 +87,7 @@ function mergeObject(kind: string, path: string, original: Obj, patch: Obj): Obj
 function mergeList(kind: string, path: string, original: unknown[], patch: unknown[]): unknown[] {
   const strategy = listStrategy(kind, path);
   if (strategy === undefined)
-    return structuredClone(patch.filter((v) => !(isObj(v) && v.$patch !== undefined)));
+    return cloneJson(patch.filter((v) => !(isObj(v) && v.$patch !== undefined)));
   if ("primitive" in strategy) {
     const out = [...original];
     for (const v of patch)
@@ -96,7 +96,7 @@ function mergeList(kind: string, path: string, original: unknown[], patch: unkno
   }
   const key = strategy.mergeKey;
   if (patch.some((v) => isObj(v) && v.$patch === "replace")) {
-    return structuredClone(patch.filter((v) => !(isObj(v) && v.$patch === "replace")));
+    return cloneJson(patch.filter((v) => !(isObj(v) && v.$patch === "replace")));
   }
   const out = [...original];
   for (const item of patch) {

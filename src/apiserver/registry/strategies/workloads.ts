@@ -1,5 +1,6 @@
 import {
   checkDns1123Label,
+  cloneJson,
   type KubeObject,
   labelSelectorFromSpec,
   type StatusCause,
@@ -96,7 +97,7 @@ function validatePodSpec(spec: Json | undefined, path: string): StatusCause[] {
 /** Pod spec fields an update may change (kube: images, activeDeadlineSeconds, tolerations). */
 function podSpecUpdateCauses(spec: Json, old: Json): StatusCause[] {
   const strip = (s: Json) => {
-    const copy = structuredClone(s);
+    const copy = cloneJson(s);
     delete copy.activeDeadlineSeconds;
     delete copy.tolerations;
     for (const list of ["containers", "initContainers"]) {
