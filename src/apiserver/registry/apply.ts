@@ -73,12 +73,9 @@ export async function applyToStore(
         name,
         `uid mismatch: the provided object specified uid ${m.uid}, and no existing object was found`,
       );
-    // kube's WipeObjectMetaSystemFields, and no resourceVersion on a create.
+    // No resourceVersion on a create (kube ignores the applied one there); the create wipes the
+    // other system fields itself (timestamps, deletion fields, selfLink).
     delete m.resourceVersion;
-    delete m.creationTimestamp;
-    delete m.deletionTimestamp;
-    delete m.deletionGracePeriodSeconds;
-    delete m.selfLink;
     try {
       return { object: await store.create(namespace, fresh, write), created: true };
     } catch (err) {
