@@ -122,7 +122,7 @@ export async function sendList(
         columns,
         encoder.id === "json"
           ? e.object
-          : (JSON.parse(served.store.cache.entryJson(e, encoder)) as KubeObject),
+          : (JSON.parse(served.store.cache.entryJson(e, encoder).toString()) as KubeObject),
         include,
         now,
       ),

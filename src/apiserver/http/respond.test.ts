@@ -2,19 +2,23 @@ import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
 import type { ServerResponse } from "node:http";
 import { describe, it } from "node:test";
-import { LIST_CHUNK_CHARS, sendJsonList } from "./respond.ts";
+import { LIST_CHUNK_BYTES, sendJsonList } from "./respond.ts";
 
-/** A response that records what is written; `full` makes every write report a full socket. */
+/**
+ * A response that records (copies of) what is written; `full` makes every write report a full
+ * socket and hold its callback until `drain()`.
+ */
 class RecordingResponse extends EventEmitter {
   statusCode = 0;
   readonly headers: Record<string, string | number> = {};
-  readonly chunks: string[] = [];
+  readonly chunks: Buffer[] = [];
   ended = false;
   destroyed = false;
   writableEnded = false;
   writableNeedDrain = false;
   readonly full: boolean;
   #wrote: (() => void) | undefined;
+  #callbacks: (() => void)[] = [];
 
   constructor(full = false) {
     super();
@@ -23,14 +27,18 @@ class RecordingResponse extends EventEmitter {
   setHeader(name: string, value: string | number) {
     this.headers[name.toLowerCase()] = value;
   }
-  write(chunk: string): boolean {
-    this.chunks.push(chunk);
+  write(chunk: Buffer | string, done?: () => void): boolean {
+    this.chunks.push(Buffer.from(chunk));
     this.writableNeedDrain = this.full;
+    if (done !== undefined) {
+      if (this.full) this.#callbacks.push(done);
+      else queueMicrotask(done);
+    }
     this.#wrote?.();
     return !this.full;
   }
-  end(chunk?: string) {
-    if (chunk !== undefined) this.chunks.push(chunk);
+  end(chunk?: Buffer | string) {
+    if (chunk !== undefined) this.chunks.push(Buffer.from(chunk));
     this.ended = true;
     this.writableEnded = true;
   }
@@ -41,24 +49,26 @@ class RecordingResponse extends EventEmitter {
   }
   drain() {
     this.writableNeedDrain = false;
+    for (const done of this.#callbacks.splice(0)) done();
     this.emit("drain");
   }
   get body(): string {
-    return this.chunks.join("");
+    return Buffer.concat(this.chunks).toString();
   }
 }
 
 const as = (r: RecordingResponse) => r as unknown as ServerResponse;
 const head = '{"kind":"ThingList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[';
 const item = (i: number, size: number) => JSON.stringify({ name: `t${i}`, pad: "é".repeat(size) });
+const itemBytes = (i: number, size: number) => Buffer.from(item(i, size));
 
 describe("sendJsonList", () => {
   for (const [what, count, size, streamed] of [
     ["no items", 0, 0, false],
     ["one item", 1, 10, false],
     ["a small list", 50, 100, false],
-    ["a list whose last item ends past one chunk", 2, LIST_CHUNK_CHARS / 2, false],
-    ["a list with items left after one chunk", 3, LIST_CHUNK_CHARS / 2, true],
+    ["a list whose last item ends past one chunk", 2, LIST_CHUNK_BYTES / 4, false],
+    ["a list with items left after one chunk", 3, LIST_CHUNK_BYTES / 4, true],
     ["a large list", 3000, 1000, true],
   ] as const) {
     it(`writes the same bytes as the whole text for ${what}`, async () => {
@@ -67,7 +77,7 @@ describe("sendJsonList", () => {
       let encoded = 0;
       const json = (i: number) => {
         encoded++;
-        return item(i, size);
+        return itemBytes(i, size);
       };
       await sendJsonList(as(res), head, items, json, "]}");
       const whole = `${head}${items.map((i) => item(i, size)).join(",")}]}`;
@@ -80,7 +90,7 @@ describe("sendJsonList", () => {
       assert.equal(res.headers["content-length"], streamed ? undefined : Buffer.byteLength(whole));
       if (streamed) {
         assert.ok(res.chunks.length >= 2);
-        for (const c of res.chunks.slice(0, -2)) assert.ok(c.length >= LIST_CHUNK_CHARS);
+        for (const c of res.chunks.slice(0, -2)) assert.ok(c.length >= LIST_CHUNK_BYTES);
       } else assert.equal(res.chunks.length, 1);
     });
   }
@@ -92,7 +102,7 @@ describe("sendJsonList", () => {
     let wrote = res.nextWrite();
     const json = (i: number) => {
       encoded++;
-      return item(i, 1000);
+      return itemBytes(i, 1000);
     };
     const sending = sendJsonList(as(res), head, items, json, "]}");
     await wrote;

@@ -1,15 +1,16 @@
 import type { ServerResponse } from "node:http";
 import { ApiError, errors, type Status } from "../../core/index.ts";
 import { isStorageError } from "../storage/storage-error.ts";
+import { ChunkWriter } from "./chunk-writer.ts";
 
-/** Writes a JSON body (an object, or JSON text already encoded). */
+/** Writes a JSON body (an object, or JSON already encoded: text or UTF-8 bytes). */
 export function sendJson(
   res: ServerResponse,
   code: number,
   body: unknown,
   contentType = "application/json",
 ): void {
-  const text = typeof body === "string" ? body : JSON.stringify(body);
+  const text = typeof body === "string" || Buffer.isBuffer(body) ? body : JSON.stringify(body);
   res.statusCode = code;
   res.setHeader("Content-Type", contentType);
   res.setHeader("Content-Length", Buffer.byteLength(text));
@@ -17,68 +18,58 @@ export function sendJson(
   res.end(text);
 }
 
-/**
- * A JSON list body longer than this (in UTF-16 units: about bytes) is streamed in chunks of
- * about this length.
- */
-export const LIST_CHUNK_CHARS = 256 * 1024;
+/** A JSON list body longer than this (bytes) is streamed, chunked. */
+export const LIST_CHUNK_BYTES = 256 * 1024;
+
+/** Items handed to the chunk writer at a time. */
+const LIST_BATCH_ITEMS = 512;
+
+const COMMA = Buffer.from(",");
 
 /**
- * Writes the JSON text `head`, then `json` of each item comma-separated, then `tail` (a list:
- * `{…,"items":[` … `]}`) — the same bytes as `sendJson` of the whole text. A body that fits in
- * {@link LIST_CHUNK_CHARS} goes out in one piece with a Content-Length; a longer one is
- * streamed (chunked) as it is built, waiting for the socket to drain between chunks, so a list
- * of 100 000 objects is neither built as one string nor held in the socket's buffer whole.
+ * Writes the JSON text `head`, then `json` of each item (UTF-8) comma-separated, then `tail` (a
+ * list: `{…,"items":[` … `]}`) — the same bytes as `sendJson` of the whole text. A body that
+ * fits in {@link LIST_CHUNK_BYTES} goes out in one piece with a Content-Length; a longer one is
+ * streamed (chunked) through a {@link ChunkWriter} as it is built, waiting for the socket between
+ * chunks, so a list of 100 000 objects is neither built whole nor held in the socket's buffer.
  * Resolves once the body is written or the response is gone.
  */
 export async function sendJsonList<T>(
   res: ServerResponse,
   head: string,
   items: readonly T[],
-  json: (item: T) => string,
+  json: (item: T) => Buffer,
   tail: string,
 ): Promise<void> {
-  let text = head;
+  const pieces: Buffer[] = [Buffer.from(head)];
+  let bytes = pieces[0]!.length;
   let i = 0;
-  for (; i < items.length && text.length < LIST_CHUNK_CHARS; i++) {
-    text += i === 0 ? json(items[i]!) : `,${json(items[i]!)}`;
+  for (; i < items.length && bytes < LIST_CHUNK_BYTES; i++) {
+    if (i > 0) pieces.push(COMMA);
+    const item = json(items[i]!);
+    pieces.push(item);
+    bytes += item.length + 1;
   }
   if (i === items.length) {
-    sendJson(res, 200, text + tail);
+    pieces.push(Buffer.from(tail));
+    sendJson(res, 200, Buffer.concat(pieces));
     return;
   }
   res.statusCode = 200;
   res.setHeader("Content-Type", "application/json");
   res.setHeader("Cache-Control", "no-cache, private");
+  const writer = new ChunkWriter(res);
   for (;;) {
-    // Encoded here, once: a string chunk would be measured (Buffer.byteLength, which flattens the
-    // concatenation) and then encoded again by the socket.
-    if (!res.write(Buffer.from(text))) await drained(res);
+    await writer.write(pieces);
     if (res.destroyed) return;
     if (i === items.length) break;
-    text = "";
-    for (; i < items.length && text.length < LIST_CHUNK_CHARS; i++) text += `,${json(items[i]!)}`;
+    pieces.length = 0;
+    for (const end = Math.min(items.length, i + LIST_BATCH_ITEMS); i < end; i++) {
+      pieces.push(COMMA, json(items[i]!));
+    }
   }
-  res.end(tail);
-}
-
-/**
- * Resolves once `res` can take more: on 'drain' or 'close' — or at once if it no longer needs to
- * drain (or is gone) by the time the listeners are in place, so that a 'drain' that came before
- * them (or none coming, for a response that was already flushed or destroyed) cannot leave the
- * writer waiting for ever.
- */
-export function drained(res: ServerResponse): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      res.off("drain", done);
-      res.off("close", done);
-      resolve();
-    };
-    res.once("drain", done);
-    res.once("close", done);
-    if (res.destroyed || res.writableEnded || !res.writableNeedDrain) done();
-  });
+  await writer.flush();
+  if (!res.destroyed) res.end(tail);
 }
 
 /**

@@ -1,13 +1,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Clock } from "../../core/index.ts";
 import type { CacheWatcher } from "../watchcache/cache-watcher.ts";
-import { drained } from "./respond.ts";
+import { ChunkWriter } from "./chunk-writer.ts";
 
 /**
  * Streams a watcher to the client: HTTP 200, chunked, one JSON event per line, headers flushed
- * at once. Each batch of lines is written together; while the socket is full the writer waits
- * for it to drain — the backpressure that paces a watcher's backlog — and the watcher's own
- * bounded buffer absorbs live events meanwhile (or, when full, closes the watch as too slow).
+ * at once. Each batch of lines is written together (a {@link ChunkWriter} packs a backlog's
+ * memoized lines into its reused chunks); while the socket is full the writer waits for it —
+ * the backpressure that paces a watcher's backlog — and the watcher's own bounded buffer absorbs
+ * live events meanwhile (or, when full, closes the watch as too slow).
  * Ends when the watcher closes (timeout, error event, too slow, cut) or the client goes away.
  */
 export async function streamWatch(
@@ -24,12 +25,12 @@ export async function streamWatch(
   const onClose = () => watcher.close("client");
   req.socket.once("close", onClose);
   res.once("close", onClose);
+  const writer = new ChunkWriter(res);
   try {
     for await (const lines of watcher) {
       if (res.destroyed) break;
-      // One write (one chunk, one syscall) per batch of lines.
-      const ok = res.write(lines.length === 1 ? lines[0]! : Buffer.concat(lines));
-      if (!ok) await drained(res);
+      await writer.write(lines);
+      await writer.flush();
     }
   } finally {
     req.socket.off("close", onClose);

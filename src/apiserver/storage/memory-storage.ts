@@ -1,6 +1,6 @@
 import { RingBuffer } from "../../core/index.ts";
 import { AsyncChannel } from "./async-channel.ts";
-import { SortedKeys } from "./sorted-keys.ts";
+import { SortedMap } from "./sorted-map.ts";
 import type {
   DeleteResult,
   KeyValue,
@@ -28,8 +28,8 @@ interface MemoryWatcher {
  * The embedded, in-memory {@link Storage}: multi-version, with an event log for watches.
  *
  * Invariants:
- * - `#history` maps each key to its versions in ascending revision order; the newest version
- *   is the key's current state. A key is in `#keys` exactly when it is in `#history`.
+ * - `#history` maps each key, in key order, to its versions in ascending revision order; the
+ *   newest version is the key's current state.
  * - Versions older than the newest one at or below `#compacted` are gone; a key whose only
  *   remaining version is a deletion at or below `#compacted` is gone entirely.
  * - `#log` holds every event with revision ≥ `#compacted`, in revision order.
@@ -43,8 +43,7 @@ interface MemoryWatcher {
 export class MemoryStorage implements Storage {
   #revision = 1;
   #compacted = 1;
-  readonly #history = new Map<string, Version[]>();
-  readonly #keys = new SortedKeys();
+  readonly #history = new SortedMap<Version[]>();
   readonly #log = new RingBuffer<StorageEvent>({ initialCapacity: 1024 });
   readonly #watchers = new Set<MemoryWatcher>();
   #closed = false;
@@ -76,7 +75,7 @@ export class MemoryStorage implements Storage {
     let more = false;
     let remaining = 0;
     const current = revision === this.#revision;
-    for (const key of this.#keys.from(start)) {
+    for (const key of this.#history.keysFrom(start)) {
       if (!key.startsWith(prefix)) break;
       const versions = this.#history.get(key)!;
       const kv = current ? versions[versions.length - 1]!.kv : versionAt(versions, revision)?.kv;
@@ -223,7 +222,6 @@ export class MemoryStorage implements Storage {
     if (keep > 0) versions.splice(0, keep);
     if (versions.length === 0) {
       this.#history.delete(key);
-      this.#keys.delete(key);
     }
   }
 
@@ -234,7 +232,6 @@ export class MemoryStorage implements Storage {
     if (versions === undefined) {
       versions = [];
       this.#history.set(key, versions);
-      this.#keys.add(key);
     }
     versions.push({ revision, kv });
     this.#log.push(event);

@@ -6,9 +6,20 @@ export interface ObjectAttrs {
   readonly fields: Readonly<Record<string, string | undefined>>;
 }
 
+/** What comes before an object's JSON in a watch line of each type, and after it. */
+const LINE_HEAD = {
+  ADDED: Buffer.from(`{"type":"ADDED","object":`),
+  MODIFIED: Buffer.from(`{"type":"MODIFIED","object":`),
+  DELETED: Buffer.from(`{"type":"DELETED","object":`),
+} as const;
+const LINE_TAIL = Buffer.from("}\n");
+
 /**
  * One object in the watch cache's current state. `object` is shared by every reader and must
- * never be mutated; its JSON is computed at most once per encoder.
+ * never be mutated. Its encoding is computed at most once per encoder and kept as the bytes of
+ * its ADDED watch line (`{"type":"ADDED","object":…}\n`), UTF-8: a streaming list sends those
+ * bytes as they are, a list or another event type takes the object's JSON as a view into them —
+ * so serving the object again encodes and allocates nothing.
  */
 export class CacheEntry {
   readonly key: string;
@@ -16,7 +27,10 @@ export class CacheEntry {
   readonly object: KubeObject;
   readonly rv: number;
   readonly attrs: ObjectAttrs;
-  readonly #json = new Map<string, string>();
+  /** The first encoder's id and line (an entry almost always has one encoder), then others'. */
+  #firstId: string | undefined;
+  #firstLine: Buffer | undefined;
+  #otherLines: Map<string, Buffer> | undefined;
 
   constructor(key: string, object: KubeObject, rv: number, attrs: ObjectAttrs) {
     this.key = key;
@@ -26,15 +40,28 @@ export class CacheEntry {
     this.attrs = attrs;
   }
 
-  /** The object's JSON as `encoder` writes it, memoized. */
-  json(encoder: WatchEncoder, counter: SerializationCounter): string {
-    let s = this.#json.get(encoder.id);
-    if (s === undefined) {
-      s = encoder.encode(this.object);
+  /** The object's ADDED watch line as `encoder` writes it, memoized. */
+  addedLine(encoder: WatchEncoder, counter: SerializationCounter): Buffer {
+    if (this.#firstId === encoder.id) return this.#firstLine!;
+    let line = this.#otherLines?.get(encoder.id);
+    if (line === undefined) {
+      line = Buffer.from(`{"type":"ADDED","object":${encoder.encode(this.object)}}\n`);
       counter.serializations++;
-      this.#json.set(encoder.id, s);
+      if (this.#firstId === undefined) {
+        this.#firstId = encoder.id;
+        this.#firstLine = line;
+      } else {
+        this.#otherLines ??= new Map();
+        this.#otherLines.set(encoder.id, line);
+      }
     }
-    return s;
+    return line;
+  }
+
+  /** The object's JSON as `encoder` writes it (UTF-8, a view into the memoized line). */
+  json(encoder: WatchEncoder, counter: SerializationCounter): Buffer {
+    const line = this.addedLine(encoder, counter);
+    return line.subarray(LINE_HEAD.ADDED.length, line.length - LINE_TAIL.length);
   }
 }
 
@@ -103,7 +130,10 @@ export class CacheEvent {
     let line = this.#lines.get(memo);
     if (line === undefined) {
       const entry = as === "DELETED" && this.type === "MODIFIED" ? this.#prevWithRv() : this.entry;
-      line = Buffer.from(`{"type":"${as}","object":${entry.json(encoder, counter)}}\n`);
+      line =
+        as === "ADDED"
+          ? entry.addedLine(encoder, counter)
+          : Buffer.concat([LINE_HEAD[as], entry.json(encoder, counter), LINE_TAIL]);
       this.#lines.set(memo, line);
     }
     return line;

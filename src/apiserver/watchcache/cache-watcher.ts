@@ -112,7 +112,7 @@ export class CacheWatcher implements AsyncIterable<Buffer[]> {
         endRv === undefined || options.bookmarks === undefined
           ? undefined
           : () => this.#bookmarkLine(endRv, { [INITIAL_EVENTS_END_ANNOTATION]: "true" });
-      this.#backlog = initialChunks(b.entries, (e) => e.json(encoder, counter), end);
+      this.#backlog = initialChunks(b.entries, (e) => e.addedLine(encoder, counter), end);
     } else if (b?.kind === "replay") {
       this.#backlog = replayChunks(b.events, (event) => {
         const as = this.#visibleAs(event);

@@ -18,31 +18,32 @@ export type WatchBacklog =
 
 /** Most lines a backlog chunk holds (one socket write each). */
 export const BACKLOG_CHUNK_LINES = 500;
-/** A backlog chunk ends once it holds this many bytes (UTF-16 units for initial events). */
+/** A backlog chunk ends once it holds this many bytes. */
 export const BACKLOG_CHUNK_BYTES = 1024 * 1024;
 
 /**
- * The initial ADDED events of `entries` as chunks of one buffer each, encoded as they are taken
- * (`json` is memoized on the entry), then `end` (the end bookmark line) if given.
+ * The initial ADDED events of `entries` (each entry's line, memoized on it: `line`) in chunks,
+ * taken as they are asked for, then `end` (the end bookmark line) if given.
  */
 export function* initialChunks(
   entries: readonly CacheEntry[],
-  json: (entry: CacheEntry) => string,
+  line: (entry: CacheEntry) => Buffer,
   end: (() => Buffer) | undefined,
 ): Generator<Buffer[], void, undefined> {
-  let text = "";
-  let lines = 0;
+  let chunk: Buffer[] = [];
+  let bytes = 0;
   for (const entry of entries) {
-    text += `{"type":"ADDED","object":${json(entry)}}\n`;
-    if (++lines >= BACKLOG_CHUNK_LINES || text.length >= BACKLOG_CHUNK_BYTES) {
-      yield [Buffer.from(text)];
-      text = "";
-      lines = 0;
+    const l = line(entry);
+    chunk.push(l);
+    bytes += l.length;
+    if (chunk.length >= BACKLOG_CHUNK_LINES || bytes >= BACKLOG_CHUNK_BYTES) {
+      yield chunk;
+      chunk = [];
+      bytes = 0;
     }
   }
-  const last: Buffer[] = text === "" ? [] : [Buffer.from(text)];
-  if (end !== undefined) last.push(end());
-  if (last.length > 0) yield last;
+  if (end !== undefined) chunk.push(end());
+  if (chunk.length > 0) yield chunk;
 }
 
 /**

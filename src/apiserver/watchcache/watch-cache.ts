@@ -7,7 +7,7 @@ import {
   realClock,
   sleep,
 } from "../../core/index.ts";
-import { SortedKeys } from "../storage/sorted-keys.ts";
+import { SortedMap } from "../storage/sorted-map.ts";
 import type { KeyValue, Storage, StorageEvent } from "../storage/storage.ts";
 import { isStorageError } from "../storage/storage-error.ts";
 import {
@@ -93,7 +93,7 @@ export interface WatchCacheStats {
  * one storage watch, serving lists and any number of watches (kube's Cacher + watchCache).
  *
  * Invariants:
- * - `#entries`/`#keys` are the state at `#rv`; `#history` holds the events with rv in
+ * - `#entries` is the state at `#rv`; `#history` holds the events with rv in
  *   (`#oldestRv - 1`, `#rv`], in rv order, at most `#capacity` of them.
  * - Each event is encoded at most once per encoder, whatever the number of watchers.
  * - A watch from resourceVersion N is served iff N ≥ `#oldestRv - 1`; otherwise it gets one
@@ -105,8 +105,7 @@ export interface WatchCacheStats {
 export class WatchCache {
   readonly #o: Required<Omit<WatchCacheOptions, "clock">>;
   readonly #clock: Clock;
-  readonly #entries = new Map<string, CacheEntry>();
-  readonly #keys = new SortedKeys();
+  readonly #entries = new SortedMap<CacheEntry>();
   readonly #history = new RingBuffer<CacheEvent>({ initialCapacity: 128 });
   #capacity: number;
   #rv = 0;
@@ -231,8 +230,8 @@ export class WatchCache {
     });
   }
 
-  /** An entry's JSON for `encoder`, memoized on the entry and counted. */
-  entryJson(entry: CacheEntry, encoder: WatchEncoder): string {
+  /** An entry's JSON for `encoder` (UTF-8), memoized on the entry and counted. */
+  entryJson(entry: CacheEntry, encoder: WatchEncoder): Buffer {
     return entry.json(encoder, this.#counter);
   }
 
@@ -243,13 +242,13 @@ export class WatchCache {
 
   /** The current objects passing `filter`, in key order, and the cache's resourceVersion. */
   list(filter: CacheFilter): { entries: CacheEntry[]; rv: number } {
-    const start = filter.namespace ? `${this.#o.prefix}${filter.namespace}/` : this.#o.prefix;
-    const entries: CacheEntry[] = [];
-    for (const key of this.#keys.from(start)) {
-      if (!key.startsWith(start)) break;
-      const e = this.#entries.get(key)!;
-      if (filterMatches(filter, e.namespace, e.attrs)) entries.push(e);
-    }
+    const prefix = filter.namespace ? `${this.#o.prefix}${filter.namespace}/` : this.#o.prefix;
+    const inPrefix = this.#entries.valuesWithPrefix(prefix);
+    // The prefix holds the namespace: only selectors are left to check.
+    const entries =
+      filter.label.empty && filter.field.empty
+        ? inPrefix
+        : inPrefix.filter((e) => filterMatches(filter, e.namespace, e.attrs));
     return { entries, rv: this.#rv };
   }
 
@@ -329,14 +328,12 @@ export class WatchCache {
   async #relist(): Promise<void> {
     const { kvs, revision } = await this.#o.storage.list(this.#o.prefix);
     this.#entries.clear();
-    for (const key of [...this.#keys.from("")]) this.#keys.delete(key);
     for (const kv of kvs) {
       const object = this.#o.decode(kv);
       this.#entries.set(
         kv.key,
         new CacheEntry(kv.key, object, kv.modRevision, this.#o.attrs(object)),
       );
-      this.#keys.add(kv.key);
     }
     this.#history.clear();
     this.#rv = revision;
@@ -390,13 +387,11 @@ export class WatchCache {
       );
       const prev = this.#entries.get(event.kv.key);
       this.#entries.set(event.kv.key, entry);
-      if (prev === undefined) this.#keys.add(event.kv.key);
       ce = new CacheEvent(prev ? "MODIFIED" : "ADDED", entry.rv, entry, prev, now);
     } else {
       const prev = this.#entries.get(event.key);
       if (prev === undefined) return;
       this.#entries.delete(event.key);
-      this.#keys.delete(event.key);
       const last = new CacheEntry(
         event.key,
         withResourceVersion(prev.object, event.revision),
