@@ -3,8 +3,9 @@
  * response bodies, and header/body timeouts for ordinary requests (watches have no body
  * timeout: the reflector detects a silent watch itself, on its own clock).
  */
-import { Agent } from "undici";
+import { Agent, type Dispatcher } from "undici";
 import { checkNumber } from "../core/index.ts";
+import { DispatchedBody } from "./dispatched-body.ts";
 import {
   type Transport,
   TransportError,
@@ -117,48 +118,71 @@ export class HttpTransport implements Transport {
       ...extra,
       ...req.headers,
     };
-    let res: Awaited<ReturnType<Agent["request"]>>;
-    try {
-      res = await this.#agent.request({
-        origin: this.#options.origin,
-        path,
-        method: req.method,
-        headers,
-        body: req.body ?? null,
-        signal: req.signal ?? null,
-        headersTimeout: this.#options.headersTimeoutMs,
-        bodyTimeout: req.stream ? 0 : this.#options.bodyTimeoutMs,
-      });
-    } catch (err) {
-      if (req.signal?.aborted) throw req.signal.reason;
-      throw toTransportError(req.method, path, err);
-    }
-    const body = res.body;
-    const method = req.method;
-    const signal = req.signal;
-    const raw = res.headers;
-    return {
-      status: res.statusCode,
-      header(name) {
-        const v = raw[name];
-        return Array.isArray(v) ? v.join(", ") : v;
-      },
-      body: {
-        async *[Symbol.asyncIterator]() {
-          try {
-            for await (const chunk of body) yield chunk as Uint8Array;
-          } catch (err) {
-            if (signal?.aborted) throw signal.reason;
-            throw toTransportError(method, path, err);
-          } finally {
-            if (!body.destroyed) body.destroy();
-          }
+    const { method, signal } = req;
+    // What the caller sees when the request ends with `err`: the signal's reason if it aborted.
+    const fail = (err: unknown) =>
+      signal?.aborted ? signal.reason : toTransportError(method, path, err);
+    return new Promise<TransportResponse>((resolve, reject) => {
+      let body: DispatchedBody | undefined;
+      let controller: Dispatcher.DispatchController | undefined;
+      const abort = (c: Dispatcher.DispatchController) => {
+        const reason: unknown = signal!.reason;
+        c.abort(reason instanceof Error ? reason : new Error(String(reason)));
+      };
+      const onAbort = () => {
+        if (controller !== undefined) abort(controller);
+      };
+      const done = () => signal?.removeEventListener("abort", onAbort);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart(c) {
+          controller = c;
+          if (signal?.aborted) abort(c);
         },
-      },
-      discard() {
-        if (!body.destroyed) body.destroy();
-      },
-    };
+        onResponseStart(c, status, raw) {
+          body = new DispatchedBody(c, fail);
+          const b = body;
+          resolve({
+            status,
+            header(name) {
+              const v = raw[name];
+              return Array.isArray(v) ? v.join(", ") : v;
+            },
+            body: b,
+            discard: () => b.discard(),
+          });
+        },
+        onResponseData(_c, chunk) {
+          body!.push(chunk);
+        },
+        onResponseEnd() {
+          done();
+          body!.end();
+        },
+        onResponseError(_c, err) {
+          done();
+          if (body === undefined) reject(fail(err));
+          else body.end(err);
+        },
+      };
+      try {
+        this.#agent.dispatch(
+          {
+            origin: this.#options.origin,
+            path,
+            method,
+            headers,
+            body: req.body ?? null,
+            headersTimeout: this.#options.headersTimeoutMs,
+            bodyTimeout: req.stream ? 0 : this.#options.bodyTimeoutMs,
+          },
+          handler,
+        );
+      } catch (err) {
+        done();
+        reject(fail(err));
+      }
+    });
   }
 
   async close(): Promise<void> {
