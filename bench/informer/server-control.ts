@@ -15,7 +15,7 @@ export interface BenchServer extends AsyncDisposable {
 /** Forks the server process and waits until it serves. */
 export async function startBenchServer(): Promise<BenchServer> {
   const child: ChildProcess = fork(new URL("./server-process.ts", import.meta.url), {
-    execArgv: ["--conditions=kontroller-source", "--max-old-space-size=8192"],
+    execArgv: ["--conditions=kontroller-source", "--max-old-space-size=8192", "--expose-gc"],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const replies: Reply[] = [];

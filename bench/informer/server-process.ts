@@ -58,8 +58,10 @@ async function handle(msg: Request): Promise<void> {
         cms.patch(`cm-${i % msg.objects}`, "merge", { data: { seq: String(msg.firstSeq + i) } }),
       );
       // Every event (one per patch) must be in the proxy's hands before the release, so that
-      // the round measures the informer reading a backlog, not the server still producing it.
+      // the round measures the informer reading a backlog, not the server still producing it —
+      // nor collecting the burst's garbage while it releases the backlog.
       await proxy.whenHeld(msg.count);
+      (globalThis as { gc?: () => void }).gc?.();
       reply({ type: "burst-done" });
       return;
     }

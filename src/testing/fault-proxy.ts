@@ -54,7 +54,8 @@ interface OpenWatch {
   heldLines: number;
 }
 
-/** Statuses' reasons, for generated error bodies. */
+/** Bytes of the blocks a stalled watch's held chunks are merged into. */
+const HOLD_BLOCK_BYTES = 1024 * 1024;
 
 /**
  * A fault-injecting HTTP proxy. Everything it does not fail or delay is forwarded unchanged.
@@ -287,11 +288,22 @@ export class FaultProxy implements AsyncDisposable {
             : Number.POSITIVE_INFINITY,
         };
         this.#watches.add(w);
+        // What a stall holds back: blocks of about HOLD_BLOCK_BYTES, then the latest chunks.
         const held: Buffer[] = [];
+        let recent: Buffer[] = [];
+        let recentBytes = 0;
+        const block = () => {
+          if (recent.length === 0) return;
+          held.push(recent.length === 1 ? recent[0]! : Buffer.concat(recent, recentBytes));
+          recent = [];
+          recentBytes = 0;
+        };
         let ended = false;
         w.flush = () => {
-          // What a stall held back goes out as one write, as fast as the client can read it.
-          if (held.length > 1 && !w.stalled) held.splice(0, held.length, Buffer.concat(held));
+          if (w.stalled) return;
+          // What a stall held back goes out at once, in large writes, as fast as the client
+          // can read it: merged into blocks as it came, so a release costs no copying.
+          block();
           while (held.length > 0 && !w.stalled && this.#watches.has(w))
             this.#pass(w, held.shift()!);
           if (held.length === 0) w.heldLines = 0;
@@ -301,12 +313,15 @@ export class FaultProxy implements AsyncDisposable {
           }
         };
         upRes.on("data", (chunk: Buffer) => {
-          held.push(chunk);
-          w.flush();
-          if (held.length > 0) {
-            w.heldLines += countNewlines(chunk);
-            this.#checkHeld();
+          recent.push(chunk);
+          recentBytes += chunk.length;
+          if (!w.stalled) {
+            w.flush();
+            return;
           }
+          if (recentBytes >= HOLD_BLOCK_BYTES) block();
+          w.heldLines += countNewlines(chunk);
+          this.#checkHeld();
         });
         upRes.on("end", () => {
           ended = true;
