@@ -22,6 +22,8 @@ class FakeResponse extends EventEmitter {
   readonly written: Buffer[] = [];
   readonly outstanding: Outstanding[] = [];
   readonly autoComplete: boolean;
+  /** Whether a write reports a full socket (and the writer has to wait for 'drain'). */
+  full = true;
   #waiting: { n: number; resolve: () => void } | undefined;
 
   constructor(autoComplete: boolean) {
@@ -39,7 +41,7 @@ class FakeResponse extends EventEmitter {
       this.#waiting = undefined;
     }
     if (this.autoComplete) queueMicrotask(() => this.complete());
-    return false;
+    return !this.full;
   }
 
   /** Completes the oldest outstanding write. */
@@ -120,15 +122,35 @@ describe("ChunkWriter", () => {
     assert.ok(res.body.equals(Buffer.concat(pieces)));
   });
 
-  it("sends a small batch as one write of its own bytes, without a chunk buffer", async () => {
+  it("sends a small batch as one write of its own bytes, without a chunk buffer or a promise when the socket takes it", async () => {
     const res = new FakeResponse(true);
     const writer = new ChunkWriter(as(res));
     const line = Buffer.from('{"type":"ADDED","object":{}}\n');
     const done = writer.write([line]);
     assert.equal(res.outstanding[0]!.chunk, line);
     await done;
+    res.full = false;
+    assert.equal(writer.write([line]), undefined, "nothing to wait for");
+    assert.equal(writer.flush(), undefined);
     await writer.write([line, line]);
     assert.equal(res.written.at(-1)!.toString(), `${line}${line}`);
+  });
+
+  it("writes a whole batch as one buffer of its own, after what the chunks hold", async () => {
+    const res = new FakeResponse(true);
+    const writer = new ChunkWriter(as(res));
+    await writer.write([piece(100_000, 1)]); // stays in the current chunk
+    assert.equal(res.written.length, 0);
+    const big = [piece(700_000, 2), piece(700_000, 3)];
+    await writer.writeWhole(big);
+    assert.deepEqual(
+      res.written.map((c) => [c.length, c[0]]),
+      [
+        [100_000, 1],
+        [1_400_000, 2],
+      ],
+    );
+    assert.ok(res.body.equals(Buffer.concat([piece(100_000, 1), ...big])));
   });
 
   it("keeps at most two chunks outstanding and refills a buffer only once its write is done", async () => {
@@ -136,7 +158,7 @@ describe("ChunkWriter", () => {
     const writer = new ChunkWriter(as(res));
     const pieces = Array.from({ length: 6 }, (_, i) => piece(CHUNK_BYTES, i + 1));
     let settled = false;
-    const writing = writer.write(pieces).then(() => {
+    const writing = writer.write(pieces)!.then(() => {
       settled = true;
     });
     await res.writes(2);

@@ -41,19 +41,43 @@ export class ChunkWriter {
   /**
    * Writes `pieces` in order after everything written before, waiting while both buffers are
    * being written; what fills no whole chunk stays in the current buffer until more comes or
-   * {@link flush}. The array may be reused once it resolves; the buffers must never change (a
-   * small batch or a piece larger than a chunk is written as it is, not copied).
+   * {@link flush}. The array may be reused once it is done; the buffers must never change (a
+   * small batch or a piece larger than a chunk is written as it is, not copied). Returns a
+   * promise only when it has to wait (the common case of a live event does not), so that a
+   * server with many watchers pays no promise per event.
    */
-  async write(pieces: readonly Buffer[]): Promise<void> {
-    if (this.#res.destroyed) return;
+  write(pieces: readonly Buffer[]): Promise<void> | undefined {
+    if (this.#res.destroyed) return undefined;
     let total = 0;
     for (const p of pieces) total += p.length;
-    if (total === 0) return;
+    if (total === 0) return undefined;
     if (total < SMALL_BYTES && this.#offset === 0) {
       // A live event or a handful: one write, as it comes; no buffer to wait for.
-      await this.#direct(pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, total));
-      return;
+      return this.#direct(pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, total));
     }
+    return this.#copy(pieces);
+  }
+
+  /**
+   * Writes `pieces` as one buffer of their own, after everything written before — not through
+   * the reused chunks, which a writer allocates only for the bulk bodies {@link write} is for: a
+   * live watcher that fell behind sends a large batch now and then, and a thousand such watchers
+   * must not each pin two chunks. A promise only when it has to wait for the socket.
+   */
+  writeWhole(pieces: readonly Buffer[]): Promise<void> | undefined {
+    if (this.#res.destroyed || pieces.length === 0) return undefined;
+    const flushed = this.flush();
+    const bytes = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
+    if (flushed === undefined) return this.#direct(bytes);
+    return flushed.then(() => this.#direct(bytes));
+  }
+
+  /** Sends what the current buffer holds; a promise only when it has to wait. */
+  flush(): Promise<void> | undefined {
+    return this.#offset === 0 ? undefined : this.#flush();
+  }
+
+  async #copy(pieces: readonly Buffer[]): Promise<void> {
     for (const piece of pieces) {
       if (piece.length > CHUNK_BYTES - this.#offset) {
         await this.#flush();
@@ -63,15 +87,9 @@ export class ChunkWriter {
           continue;
         }
       }
-      const buffer = this.#buffer();
-      piece.copy(buffer, this.#offset);
+      this.#buffer().set(piece, this.#offset);
       this.#offset += piece.length;
     }
-  }
-
-  /** Sends what the current buffer holds. */
-  flush(): Promise<void> {
-    return this.#flush();
   }
 
   /** The buffer being filled, allocated on first use. */
@@ -102,9 +120,9 @@ export class ChunkWriter {
     }
   }
 
-  /** Writes `bytes` that the caller keeps unchanged, waiting for the socket to drain. */
-  async #direct(bytes: Buffer): Promise<void> {
-    if (!this.#res.write(bytes)) await drained(this.#res);
+  /** Writes `bytes` that the caller keeps unchanged; a promise of the drain if it must wait. */
+  #direct(bytes: Buffer): Promise<void> | undefined {
+    return this.#res.write(bytes) ? undefined : drained(this.#res);
   }
 }
 

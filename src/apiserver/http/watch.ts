@@ -6,7 +6,8 @@ import { ChunkWriter } from "./chunk-writer.ts";
 /**
  * Streams a watcher to the client: HTTP 200, chunked, one JSON event per line, headers flushed
  * at once. Each batch of lines is written together (a {@link ChunkWriter} packs a backlog's
- * memoized lines into its reused chunks); while the socket is full the writer waits for it —
+ * memoized lines into its reused chunks, a live batch goes as one buffer); while the socket is
+ * full the writer waits for it —
  * the backpressure that paces a watcher's backlog — and the watcher's own bounded buffer absorbs
  * live events meanwhile (or, when full, closes the watch as too slow).
  * Ends when the watcher closes (timeout, error event, too slow, cut) or the client goes away.
@@ -29,8 +30,17 @@ export async function streamWatch(
   try {
     for await (const lines of watcher) {
       if (res.destroyed) break;
-      await writer.write(lines);
-      await writer.flush();
+      // The backlog goes through the writer's reused chunks; a live batch as it is. Awaited
+      // only when the writer has to wait: a live event costs no promise.
+      if (watcher.inBacklog) {
+        const wrote = writer.write(lines);
+        if (wrote !== undefined) await wrote;
+        const flushed = writer.flush();
+        if (flushed !== undefined) await flushed;
+      } else {
+        const wrote = writer.writeWhole(lines);
+        if (wrote !== undefined) await wrote;
+      }
     }
   } finally {
     req.socket.off("close", onClose);

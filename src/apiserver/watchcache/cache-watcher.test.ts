@@ -115,6 +115,7 @@ describe("CacheWatcher backlog", () => {
       sizes.push(b.length);
       lines.push(...b);
       assert.equal(t.counter.serializations, Math.min(1234, (i + 1) * BACKLOG_CHUNK_LINES));
+      assert.equal(t.w.inBacklog, true, "the batch came from the backlog");
     }
     assert.deepEqual(sizes, [
       BACKLOG_CHUNK_LINES,
@@ -130,6 +131,10 @@ describe("CacheWatcher backlog", () => {
     assert.equal(end.type, "BOOKMARK");
     assert.equal(end.object.metadata?.resourceVersion, "2000");
     assert.equal(end.object.metadata?.annotations?.["k8s.io/initial-events-end"], "true");
+    t.setRv(2001);
+    t.w.deliver(new CacheEvent("MODIFIED", 2001, entry("o0001", 2001), entries[1], 0));
+    assert.deepEqual(show((await out.batch())!), ["MODIFIED o0001@2001"]);
+    assert.equal(t.w.inBacklog, false, "a live batch");
     t.w.close("client");
     assert.equal(await out.batch(), undefined);
   });

@@ -135,6 +135,15 @@ export class CacheWatcher implements AsyncIterable<Buffer[]> {
     return this.#closed;
   }
 
+  /**
+   * True while the batch last handed out came from the backlog (it stays true until the
+   * iteration moves past the backlog's last chunk): the writer sends those through its reused
+   * chunks, and live batches as they are.
+   */
+  get inBacklog(): boolean {
+    return this.#backlog !== undefined;
+  }
+
   /** Live lines queued and not yet taken by the writer (the backlog not counted). */
   get pending(): number {
     return this.#pending.length;
