@@ -27,8 +27,17 @@ export interface SuiteContext {
   readonly quick: boolean;
   /** Emits a figure. */
   report(figure: Omit<Figure, "suite">): void;
-  /** Runs `impls` interleaved for `rounds` rounds and reports the median of every metric. */
-  compare(workload: string, impls: Record<string, Measure>): Promise<Record<string, Measured>>;
+  /**
+   * Runs `impls` interleaved for `rounds` rounds and reports the median of every metric. With
+   * `warmupRounds`, every implementation first runs that many rounds whose figures are dropped
+   * (for workloads whose single rounds are short enough that JIT warm-up shows in the first
+   * measured ones).
+   */
+  compare(
+    workload: string,
+    impls: Record<string, Measure>,
+    options?: { warmupRounds?: number },
+  ): Promise<Record<string, Measured>>;
 }
 
 /** A measurement: one round of one implementation, returning its metrics. */
@@ -93,15 +102,17 @@ export function makeContext(
     rounds: options.rounds,
     quick: options.quick,
     report,
-    async compare(workload, impls) {
+    async compare(workload, impls, { warmupRounds = 0 } = {}) {
       const names = Object.keys(impls);
       const samples = new Map<string, Map<string, { values: number[]; unit: string }>>();
       for (const n of names) samples.set(n, new Map());
-      for (let round = 0; round < options.rounds; round++) {
+      for (let round = -warmupRounds; round < options.rounds; round++) {
         // Rotate the order so that no implementation always goes first.
-        const order = names.map((_, i) => names[(i + round) % names.length]!);
+        const at = round + warmupRounds;
+        const order = names.map((_, i) => names[(i + at) % names.length]!);
         for (const n of order) {
           const measured = await impls[n]!();
+          if (round < 0) continue;
           if (process.env.KONTROLLER_BENCH_ROUNDS) {
             const values = Object.entries(measured).map(([m, v]) => `${m}=${v.value.toFixed(2)}`);
             console.error(`${workload} round ${round + 1} ${n}: ${values.join(" ")}`);

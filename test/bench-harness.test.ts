@@ -43,6 +43,30 @@ describe("bench harness", () => {
     ]);
   });
 
+  it("drops the figures of warm-up rounds, which run interleaved like the others", async () => {
+    const figures: Figure[] = [];
+    const calls: string[] = [];
+    const ctx = makeContext("s", { rounds: 3, quick: false }, (f) => figures.push(f));
+    let a = 0;
+    await ctx.compare(
+      "w",
+      {
+        a: () => {
+          calls.push("a");
+          a += 10; // 10 and 20 are the warm-up's
+          return { speed: { value: a, unit: "x/s" } };
+        },
+        b: () => {
+          calls.push("b");
+          return { speed: { value: 1, unit: "x/s" } };
+        },
+      },
+      { warmupRounds: 2 },
+    );
+    assert.deepEqual(calls, ["a", "b", "b", "a", "a", "b", "b", "a", "a", "b"]);
+    assert.equal(figures.find((f) => f.impl === "a")!.value, 40);
+  });
+
   it("runs a suite from the command line as JSON lines, and refuses an unknown one", async () => {
     const run = (args: string[]) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
