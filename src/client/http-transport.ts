@@ -1,6 +1,6 @@
 /**
- * The HTTP(S) transport: undici with a keep-alive connection pool per client, streaming
- * response bodies, and header/body timeouts for ordinary requests (watches have no body
+ * The HTTP(S) transport: undici with a keep-alive connection pool per client, response bodies
+ * streamed from its dispatch callbacks (see {@link DispatchedBody}), and header/body timeouts for ordinary requests (watches have no body
  * timeout: the reflector detects a silent watch itself, on its own clock).
  */
 import { Agent, type Dispatcher } from "undici";

@@ -132,7 +132,7 @@ export class ChunkWriter {
  * them (or none coming, for a response that was already flushed or destroyed) cannot leave the
  * writer waiting for ever.
  */
-export function drained(res: ServerResponse): Promise<void> {
+function drained(res: ServerResponse): Promise<void> {
   return new Promise<void>((resolve) => {
     const done = () => {
       res.off("drain", done);
