@@ -4,6 +4,7 @@
  * grows its own buffer: it holds up no other handler and not the cache.
  */
 import { type DeletedFinalStateUnknown, type KubeObject, RingBuffer } from "../core/index.ts";
+import { SyncWaiters } from "./sync-waiters.ts";
 
 /** What a handler is told. */
 export type Notification<T extends KubeObject> =
@@ -39,10 +40,17 @@ export interface HandlerRegistration {
    * initial list (its own replay, for a handler added late).
    */
   hasSynced(): boolean;
-  /** Resolves when {@link hasSynced} becomes true; rejects with `signal.reason` on abort. */
+  /**
+   * Resolves when {@link hasSynced} becomes true; rejects with `signal.reason` on abort, and with
+   * an error if the handler is removed or its informer stops before it synced.
+   */
   waitForSync(signal?: AbortSignal): Promise<void>;
   /** Notifications waiting in this handler's buffer. */
   readonly pending: number;
+}
+
+function stoppedUnsynced(): Error {
+  return new Error("the handler's informer stopped (or the handler was removed) before it synced");
 }
 
 /** Slots a handler's buffer starts with (client-go: 1024); it grows as needed. */
@@ -70,7 +78,7 @@ export class ProcessorListener<T extends KubeObject> implements HandlerRegistrat
   #initialPending = 0;
   #running = false;
   #stopped = false;
-  #waiters: (() => void)[] = [];
+  readonly #waiters = new SyncWaiters();
 
   constructor(
     handler: EventHandler<T>,
@@ -96,19 +104,8 @@ export class ProcessorListener<T extends KubeObject> implements HandlerRegistrat
 
   waitForSync(signal?: AbortSignal): Promise<void> {
     if (this.hasSynced()) return Promise.resolve();
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        this.#waiters = this.#waiters.filter((w) => w !== done);
-        reject(signal!.reason);
-      };
-      const done = () => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      };
-      this.#waiters.push(done);
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
+    if (this.#stopped) return Promise.reject(stoppedUnsynced());
+    return this.#waiters.wait(signal);
   }
 
   /** Queues a notification; delivery starts on the next microtask. */
@@ -124,16 +121,18 @@ export class ProcessorListener<T extends KubeObject> implements HandlerRegistrat
 
   /** Re-checks the sync condition (the informer calls this when it syncs). */
   checkSynced(): void {
-    if (this.#waiters.length === 0 || !this.hasSynced()) return;
-    const waiters = this.#waiters;
-    this.#waiters = [];
-    for (const w of waiters) w();
+    if (this.#waiters.size === 0 || !this.hasSynced()) return;
+    this.#waiters.resolveAll();
   }
 
-  /** Drops the buffer and delivers nothing more; a call in progress finishes. Idempotent. */
+  /**
+   * Drops the buffer and delivers nothing more; a call in progress finishes; a caller still
+   * waiting for the sync gets an error. Idempotent.
+   */
   stop(): void {
     this.#stopped = true;
     this.#buffer.clear();
+    if (!this.hasSynced()) this.#waiters.rejectAll(stoppedUnsynced());
   }
 
   async #deliver(): Promise<void> {

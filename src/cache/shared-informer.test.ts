@@ -376,4 +376,55 @@ describe("SharedInformer", () => {
     const reg = informer.addEventHandler({});
     await assert.rejects(reg.waitForSync(AbortSignal.abort(new Error("now"))), /now/);
   });
+
+  it("rejects the waits of a caller without a signal when the informer stops before it synced", async () => {
+    const { lw, informer, failures, run } = setup();
+    lw.failNextList(new Error("down"));
+    lw.failNextWatch(new Error("down"));
+    const reg = informer.addEventHandler({});
+    const running = run();
+    const waiting = informer.waitForSync();
+    const handlerWaiting = reg.waitForSync();
+    await until(() => failures.length > 0, "a failed attempt");
+    assert.equal(informer.hasSynced(), false);
+    await informer.stop();
+    await running;
+    await assert.rejects(waiting, /stopped before it synced/);
+    await assert.rejects(handlerWaiting, /before it synced/);
+    await assert.rejects(informer.waitForSync(), /stopped before it synced/, "and later waits too");
+    await assert.rejects(reg.waitForSync(), /before it synced/);
+  });
+
+  it("rejects the waits on an informer stopped before it ran, and still resolves them once synced", async () => {
+    const never = setup().informer;
+    const waiting = never.waitForSync();
+    const reg = never.addEventHandler({});
+    const handlerWaiting = reg.waitForSync();
+    await never.stop();
+    await assert.rejects(waiting, /stopped before it synced/);
+    await assert.rejects(handlerWaiting, /before it synced/);
+
+    const { informer, run } = setup();
+    const synced = informer.addEventHandler({});
+    const running = run();
+    await informer.waitForSync();
+    await synced.waitForSync();
+    await informer.stop();
+    await running;
+    await informer.waitForSync();
+    await synced.waitForSync();
+  });
+
+  it("rejects a removed handler's wait for its sync", async () => {
+    const { lw, informer, run } = setup();
+    lw.failNextList(new Error("down"));
+    lw.failNextWatch(new Error("down"));
+    const reg = informer.addEventHandler({});
+    const running = run();
+    const waiting = reg.waitForSync();
+    informer.removeEventHandler(reg);
+    await assert.rejects(waiting, /before it synced/);
+    await informer.stop();
+    await running;
+  });
 });

@@ -24,6 +24,7 @@ import {
 } from "./processor-listener.ts";
 import { Reflector, type ReflectorOptions } from "./reflector.ts";
 import type { Indexers, Store } from "./store.ts";
+import { SyncWaiters } from "./sync-waiters.ts";
 
 /** Options for {@link SharedInformer}. */
 export interface SharedInformerOptions<T extends KubeObject>
@@ -96,7 +97,7 @@ export class SharedInformer<T extends KubeObject> {
   readonly #listeners = new Set<ProcessorListener<T>>();
   readonly #stop = new AbortController();
   #synced = false;
-  #syncWaiters: (() => void)[] = [];
+  readonly #syncWaiters = new SyncWaiters();
   #state: "new" | "running" | "stopped" = "new";
   #done: Promise<void> = Promise.resolve();
   #cancelResync: () => void = () => {};
@@ -148,22 +149,14 @@ export class SharedInformer<T extends KubeObject> {
     return this.#synced;
   }
 
-  /** Resolves when {@link hasSynced} becomes true; rejects with `signal.reason` on abort. */
+  /**
+   * Resolves when {@link hasSynced} becomes true; rejects with `signal.reason` on abort, and with
+   * an error if the informer stops (or has stopped) without having synced.
+   */
   waitForSync(signal?: AbortSignal): Promise<void> {
     if (this.#synced) return Promise.resolve();
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        this.#syncWaiters = this.#syncWaiters.filter((w) => w !== done);
-        reject(signal!.reason);
-      };
-      const done = () => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      };
-      this.#syncWaiters.push(done);
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
+    if (this.#state === "stopped") return Promise.reject(this.#stoppedUnsynced());
+    return this.#syncWaiters.wait(signal);
   }
 
   /** True if the cache has an index of this name. */
@@ -221,6 +214,7 @@ export class SharedInformer<T extends KubeObject> {
       this.#cancelResync();
       this.#state = "stopped";
       for (const l of this.#listeners) l.stop();
+      this.#syncWaiters.rejectAll(this.#stoppedUnsynced());
     })();
     return this.#done;
   }
@@ -228,12 +222,20 @@ export class SharedInformer<T extends KubeObject> {
   /** Stops the informer and waits for it to end. Idempotent. */
   stop(): Promise<void> {
     this.#stop.abort(new Error(`informer ${this.name} stopped`));
-    if (this.#state === "new") this.#state = "stopped";
+    if (this.#state === "new") {
+      this.#state = "stopped";
+      for (const l of this.#listeners) l.stop();
+      this.#syncWaiters.rejectAll(this.#stoppedUnsynced());
+    }
     return this.#done;
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.stop();
+  }
+
+  #stoppedUnsynced(): Error {
+    return new Error(`informer ${this.name} stopped before it synced`);
   }
 
   async #process(signal: AbortSignal): Promise<void> {
@@ -321,9 +323,7 @@ export class SharedInformer<T extends KubeObject> {
     }
     if (!this.#synced) {
       this.#synced = true;
-      const waiters = this.#syncWaiters;
-      this.#syncWaiters = [];
-      for (const w of waiters) w();
+      this.#syncWaiters.resolveAll();
       for (const l of this.#listeners) l.checkSynced();
     }
   }
