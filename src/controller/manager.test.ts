@@ -145,6 +145,21 @@ describe("Manager", () => {
     await b.running;
   });
 
+  it("rejects from start when an informer stops on its own before the caches synced", async () => {
+    // Nothing listens on port 1: the informer retries for ever, until it is stopped.
+    const failed = signalled();
+    const manager = new Manager({
+      clientOptions: { url: "http://127.0.0.1:1" },
+      logger: { ...silentLogger, warn: () => failed.resolve() },
+    });
+    manager.add(controller({ name: "cms", for: configMaps, reconcile: () => {} }));
+    const running = manager.start(new AbortController().signal);
+    await failed.promise; // the informer runs, and has failed to list
+    await manager.factory.informer(configMaps).stop();
+    await assert.rejects(running, /stopped before it synced/);
+    assert.equal(manager.ready, false);
+  });
+
   it("refuses bad options", () => {
     assert.throws(
       () => new Manager({ healthPort: -1, clientOptions: { url: "http://127.0.0.1:1" } }),

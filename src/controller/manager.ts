@@ -205,8 +205,14 @@ export class Manager {
       for (const c of this.#controllers) c.connect();
       await this.#startHealth();
       this.factory.start(run.signal);
-      await this.factory.waitForCacheSync(run.signal).catch(() => {});
-      if (run.signal.aborted) return;
+      try {
+        await this.factory.waitForCacheSync(run.signal);
+      } catch (err) {
+        // Stopping before the caches synced is no error; an informer that stopped on its own
+        // before syncing is one (the controllers must not run on a cache that never filled).
+        if (run.signal.aborted) return;
+        throw err;
+      }
       this.#synced = true;
       this.#state = "running";
       this.logger.info({ controllers: this.#controllers.map((c) => c.name) }, "caches synced");
