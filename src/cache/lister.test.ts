@@ -35,6 +35,19 @@ describe("Lister", () => {
     );
   });
 
+  it("tryGet returns the object or undefined, by namespace and name or cluster-scoped name", () => {
+    const l = lister();
+    assert.equal(l.tryGet("a", "y")?.metadata?.labels?.app, "db");
+    assert.equal(l.tryGet("a", "missing"), undefined);
+    assert.equal(l.namespace("b").tryGet("x")?.metadata?.namespace, "b");
+    assert.equal(l.namespace("b").tryGet("y"), undefined);
+    const ix = new Indexer<KubeObject>();
+    ix.upsert(obj(undefined, "kube-system"));
+    const cluster = new Lister(ix.readOnly(), namespaces);
+    assert.equal(cluster.tryGet("kube-system")?.metadata?.name, "kube-system");
+    assert.equal(cluster.tryGet("nope"), undefined);
+  });
+
   it("lists everything, or what a selector (text or parsed) matches", () => {
     const l = lister();
     assert.deepEqual(names(l.list()), ["a/x", "a/y", "b/x"]);

@@ -30,14 +30,17 @@ function select<T extends KubeObject>(objects: Iterable<T>, selector: LabelSelec
 export interface NamespaceLister<T extends KubeObject> {
   /** The object `name` in this namespace; throws a NotFound `ApiError` if it is not cached. */
   get(name: string): T;
+  /** The object `name` in this namespace, or undefined if it is not cached. */
+  tryGet(name: string): T | undefined;
   /** The cached objects in this namespace matching `selector`. */
   list(selector?: SelectorInput): T[];
 }
 
 /**
  * Typed reads from an informer's cache. `get` throws a NotFound `ApiError` (as the API server
- * would), so that reconcilers handle "gone" one way whether they read the cache or the server.
- * Objects are shared with the cache: copy before changing them.
+ * would), so that reconcilers handle "gone" one way whether they read the cache or the server;
+ * `tryGet` returns undefined instead, for code that checks (an `=== undefined` test after `get`
+ * compiles, and never fires). Objects are shared with the cache: copy before changing them.
  */
 export class Lister<T extends KubeObject> {
   readonly #store: Store<T>;
@@ -55,10 +58,23 @@ export class Lister<T extends KubeObject> {
   get(namespace: string, name: string): T;
   get(name: string): T;
   get(namespaceOrName: string, name?: string): T {
-    const key = name === undefined ? namespaceOrName : keyOf(namespaceOrName, name);
-    const obj = this.#store.get(key);
+    const obj = this.#lookup(namespaceOrName, name);
     if (obj === undefined) throw errors.notFound(this.#resource, name ?? namespaceOrName);
     return obj;
+  }
+
+  /**
+   * The cached object `namespace/name` (or `name`, for a cluster-scoped kind), or undefined if
+   * it is not cached.
+   */
+  tryGet(namespace: string, name: string): T | undefined;
+  tryGet(name: string): T | undefined;
+  tryGet(namespaceOrName: string, name?: string): T | undefined {
+    return this.#lookup(namespaceOrName, name);
+  }
+
+  #lookup(namespaceOrName: string, name: string | undefined): T | undefined {
+    return this.#store.get(name === undefined ? namespaceOrName : keyOf(namespaceOrName, name));
   }
 
   /** Every cached object matching `selector`, in every namespace. */
@@ -72,6 +88,7 @@ export class Lister<T extends KubeObject> {
   namespace(namespace: string): NamespaceLister<T> {
     return {
       get: (name) => this.get(namespace, name),
+      tryGet: (name) => this.tryGet(namespace, name),
       list: (selector) => {
         const s = toSelector(selector);
         const inNs = this.#store.byIndex(NAMESPACE_INDEX, namespace);

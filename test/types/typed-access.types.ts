@@ -60,8 +60,11 @@ export async function access(client: Client, factory: InformerFactory): Promise<
   const lister = factory.lister(Widget);
   const cached: Widget = lister.get("default", "a");
   const all: Widget[] = lister.namespace("default").list();
+  const maybe: Widget | undefined = lister.tryGet("default", "a");
+  // @ts-expect-error tryGet may find nothing: its result is not a Widget for sure
+  const surely: Widget = lister.namespace("default").tryGet("a");
   // @ts-expect-error the lister's objects are Widgets, not ConfigMaps
   const cm: ResourceOf<typeof configMaps> = lister.get("default", "a");
 
-  void [size, color, ready, listed, wrong, cached, all, cm];
+  void [size, color, ready, listed, wrong, cached, all, cm, maybe, surely];
 }
