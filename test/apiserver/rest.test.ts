@@ -408,6 +408,24 @@ describe("API server over HTTP: bad input", () => {
     assert.equal((await call(s.url, "POST", cms, body(1000))).status, 400, "one past the limit");
   });
 
+  it("refuses a YAML body too deep for its parser, or nested in itself, with a 400 that says so", async () => {
+    const yaml = { "content-type": "application/yaml" };
+    const body = (name: string, arrays: number) =>
+      `metadata:\n  name: ${name}\njunk: ${"[".repeat(arrays)}1${"]".repeat(arrays)}\n`;
+    assert.equal((await call(s.url, "POST", cms, body("deep-yaml", 500), yaml)).status, 201);
+    for (const arrays of [1000, 1500, 20_000]) {
+      const r = await call(s.url, "POST", cms, body(`deeper-${arrays}`, arrays), yaml);
+      assert.equal(r.status, 400, `${arrays}: ${JSON.stringify(r.body).slice(0, 200)}`);
+      assert.equal(r.body.reason, "BadRequest");
+      assert.match(r.body.message, /not valid YAML: objects and arrays nest too deeply/);
+    }
+    // An alias of an ancestor nests without end: the parser takes it, the depth check does not.
+    const selfNested = "metadata:\n  name: loop\njunk: &a\n  - *a\n";
+    const loop = await call(s.url, "POST", cms, selfNested, yaml);
+    assert.equal(loop.status, 400, JSON.stringify(loop.body).slice(0, 200));
+    assert.match(loop.body.message, /not valid YAML: objects and arrays nest deeper than 1000/);
+  });
+
   it("answers bad selectors with 400 pointing at the problem", async () => {
     const l = await call(s.url, "GET", `${cms}?labelSelector=${encodeURIComponent("a in (b")}`);
     assert.equal(l.status, 400);

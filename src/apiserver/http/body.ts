@@ -66,7 +66,16 @@ export function decodeObjectBody(
     try {
       value = parseYaml(body.toString("utf8"));
     } catch (err) {
-      throw errors.badRequest(`the request body is not valid YAML: ${(err as Error).message}`);
+      // The YAML parser recurses, and runs out of stack some hundreds of levels deep.
+      const message = (err as Error).message;
+      throw errors.badRequest(
+        message.includes("Maximum call stack size exceeded")
+          ? `the request body is not valid YAML: objects and arrays nest too deeply for the YAML parser (send JSON, which may nest ${MAX_JSON_DEPTH} levels)`
+          : `the request body is not valid YAML: ${message}`,
+      );
+    }
+    if (valueNestsDeeperThan(value, MAX_JSON_DEPTH)) {
+      throw errors.badRequest(`the request body is ${tooDeep("YAML")}`);
     }
     return requireObject(value);
   }
@@ -106,7 +115,7 @@ export function parseJsonObject(body: Buffer): Record<string, unknown> {
 }
 
 /**
- * How deep a request body's objects and arrays may nest. kube's JSON decoder (Go's) stops at
+ * How deep a request body's objects and arrays may nest (JSON or YAML). kube's JSON decoder (Go's) stops at
  * 10 000; the server's own walks of an object (copies, pruning, patches, encoding) are
  * recursive and meet the JavaScript stack's limit at some thousands, so the limit here is lower
  * — far above any real object — and a deeper body is a 400, never a 500 halfway through.
@@ -127,11 +136,28 @@ export function parseJson(body: Buffer): unknown {
     throw errors.badRequest(`the request body is not valid JSON: ${(err as Error).message}`);
   }
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw errors.badRequest(
-      `the request body is not valid JSON: objects and arrays nest deeper than ${MAX_JSON_DEPTH} levels`,
-    );
+    throw errors.badRequest(`the request body is ${tooDeep("JSON")}`);
   }
   return value;
+}
+
+function tooDeep(format: string): string {
+  return `not valid ${format}: objects and arrays nest deeper than ${MAX_JSON_DEPTH} levels`;
+}
+
+/**
+ * True if `value`'s objects and arrays nest deeper than `max` (a value nested in itself, as a
+ * YAML alias can make, nests without end). Walks without recursion.
+ */
+function valueNestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    if (depth + 1 > max) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function requireObject(value: unknown): Record<string, unknown> {
