@@ -37,8 +37,8 @@ export function createdFieldsV1(
 /** The node a field contributes, or undefined for nothing. */
 type Node = FieldsV1 | undefined;
 
-/** Fields of metadata nobody owns (all scalars). */
-const META_STRIPPED = new Set([
+/** Fields of metadata nobody owns (all scalars; kube's `stripMetaManager` list). */
+export const UNOWNED_METADATA_FIELDS: readonly string[] = [
   "name",
   "namespace",
   "creationTimestamp",
@@ -48,7 +48,8 @@ const META_STRIPPED = new Set([
   "generation",
   "managedFields",
   "resourceVersion",
-]);
+];
+const META_STRIPPED = new Set(UNOWNED_METADATA_FIELDS);
 
 /** `metadata`: added as a whole, but neither it nor its system fields are anyone's. */
 function metadataNode(value: unknown, type: TypeNode): Node {

@@ -1,7 +1,7 @@
 import { ApiError, type Clock, cloneJson, errors, type KubeObject } from "../../core/index.ts";
 import { timestamp } from "../registry/deletion.ts";
 import { applyConflictError } from "./conflict.ts";
-import { createdFieldsV1 } from "./created-fields.ts";
+import { createdFieldsV1, UNOWNED_METADATA_FIELDS } from "./created-fields.ts";
 import { emptySet, FieldSet } from "./field-set.ts";
 import { lastAppliedOwns, notAllowed, syncLastApplied } from "./last-applied.ts";
 import { SchemaError } from "./list-items.ts";
@@ -42,17 +42,7 @@ export const UNOWNED_FIELDS: FieldSet = FieldSet.of(
   [fieldElement("apiVersion")],
   [fieldElement("kind")],
   [fieldElement("metadata")],
-  ...[
-    "name",
-    "namespace",
-    "creationTimestamp",
-    "selfLink",
-    "uid",
-    "clusterName",
-    "generation",
-    "managedFields",
-    "resourceVersion",
-  ].map((f) => [fieldElement("metadata"), fieldElement(f)]),
+  ...UNOWNED_METADATA_FIELDS.map((f) => [fieldElement("metadata"), fieldElement(f)]),
 );
 
 const STATUS = FieldSet.of([fieldElement("status")]);
