@@ -6,7 +6,7 @@ import {
   type LabelSelector,
 } from "../../core/index.ts";
 import type { CacheEvent, ObjectAttrs, SerializationCounter, WatchEncoder } from "./cache-event.ts";
-import { initialChunks, replayChunks, type WatchBacklog } from "./watch-backlog.ts";
+import { backlogChunks, type WatchBacklog } from "./watch-backlog.ts";
 
 /** Which objects a watch or list sees. */
 export interface CacheFilter {
@@ -112,9 +112,9 @@ export class CacheWatcher implements AsyncIterable<Buffer[]> {
         endRv === undefined || options.bookmarks === undefined
           ? undefined
           : () => this.#bookmarkLine(endRv, { [INITIAL_EVENTS_END_ANNOTATION]: "true" });
-      this.#backlog = initialChunks(b.entries, (e) => e.addedLine(encoder, counter), end);
+      this.#backlog = backlogChunks(b.entries, (e) => e.addedLine(encoder, counter), end);
     } else if (b?.kind === "replay") {
-      this.#backlog = replayChunks(b.events, (event) => {
+      this.#backlog = backlogChunks(b.events, (event) => {
         const as = this.#visibleAs(event);
         return as === undefined ? undefined : event.line(as, this.#o.encoder, this.#o.counter);
       });

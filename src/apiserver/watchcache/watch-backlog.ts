@@ -22,42 +22,20 @@ export const BACKLOG_CHUNK_LINES = 500;
 export const BACKLOG_CHUNK_BYTES = 1024 * 1024;
 
 /**
- * The initial ADDED events of `entries` (each entry's line, memoized on it: `line`) in chunks,
- * taken as they are asked for, then `end` (the end bookmark line) if given.
+ * The lines `line` gives for `items` (undefined: the watcher does not see that item), taken as
+ * they are asked for, in chunks of at most {@link BACKLOG_CHUNK_LINES} lines or about
+ * {@link BACKLOG_CHUNK_BYTES}; then `end`'s line (the initial-events-end bookmark) if given.
+ * An initial backlog gives each entry's memoized ADDED line, a replay each visible event's.
  */
-export function* initialChunks(
-  entries: readonly CacheEntry[],
-  line: (entry: CacheEntry) => Buffer,
-  end: (() => Buffer) | undefined,
+export function* backlogChunks<T>(
+  items: readonly T[],
+  line: (item: T) => Buffer | undefined,
+  end?: () => Buffer,
 ): Generator<Buffer[], void, undefined> {
   let chunk: Buffer[] = [];
   let bytes = 0;
-  for (const entry of entries) {
-    const l = line(entry);
-    chunk.push(l);
-    bytes += l.length;
-    if (chunk.length >= BACKLOG_CHUNK_LINES || bytes >= BACKLOG_CHUNK_BYTES) {
-      yield chunk;
-      chunk = [];
-      bytes = 0;
-    }
-  }
-  if (end !== undefined) chunk.push(end());
-  if (chunk.length > 0) yield chunk;
-}
-
-/**
- * The lines `line` gives for `events` (undefined: the watcher does not see that event), in
- * chunks of at most {@link BACKLOG_CHUNK_LINES} lines or about {@link BACKLOG_CHUNK_BYTES}.
- */
-export function* replayChunks(
-  events: readonly CacheEvent[],
-  line: (event: CacheEvent) => Buffer | undefined,
-): Generator<Buffer[], void, undefined> {
-  let chunk: Buffer[] = [];
-  let bytes = 0;
-  for (const event of events) {
-    const l = line(event);
+  for (const item of items) {
+    const l = line(item);
     if (l === undefined) continue;
     chunk.push(l);
     bytes += l.length;
@@ -67,5 +45,6 @@ export function* replayChunks(
       bytes = 0;
     }
   }
+  if (end !== undefined) chunk.push(end());
   if (chunk.length > 0) yield chunk;
 }
