@@ -8,9 +8,9 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { join } from "node:path";
-import { before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { promisify } from "node:util";
-import { startFaultProxy, type TestServer } from "kontroller/testing";
+import { startFaultProxy } from "kontroller/testing";
 import { kubectlRig } from "./kubectl-rig.ts";
 
 const run = promisify(execFile);
@@ -18,12 +18,6 @@ const run = promisify(execFile);
 describe("kubectl explain against the embedded API server", () => {
   const rig = kubectlRig("explain");
   const { kubectl, fails, file } = rig;
-  let s: TestServer;
-  let dir: string;
-  before(() => {
-    s = rig.server;
-    dir = rig.dir;
-  });
 
   it("explains pods.spec.containers: its fields, their types, descriptions and required ones", async () => {
     const out = await kubectl("explain", "pods.spec.containers");
@@ -159,10 +153,10 @@ spec:
   });
 
   it("is answered from kubectl's HTTP cache the second time: a document fetched by hash is not fetched again", async () => {
-    await using proxy = await startFaultProxy({ target: s.url });
+    await using proxy = await startFaultProxy({ target: rig.server.url });
     const cached = (...args: string[]) =>
-      run("kubectl", ["--kubeconfig", s.kubeconfigPath, "--server", proxy.url, ...args], {
-        env: { ...process.env, KUBECACHEDIR: join(dir, "proxied-cache"), HOME: dir },
+      run("kubectl", ["--kubeconfig", rig.server.kubeconfigPath, "--server", proxy.url, ...args], {
+        env: { ...process.env, KUBECACHEDIR: join(rig.dir, "proxied-cache"), HOME: rig.dir },
         timeout: 30_000,
       });
     const fetched = () =>

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { promisify } from "node:util";
-import { startFaultProxy, type TestServer } from "kontroller/testing";
+import { startFaultProxy } from "kontroller/testing";
 import { kubectlRig } from "./kubectl-rig.ts";
 
 const run = promisify(execFile);
@@ -13,12 +13,6 @@ const run = promisify(execFile);
 describe("kubectl against the embedded API server", () => {
   const rig = kubectlRig("kubectl");
   const { kubectl, fails, file } = rig;
-  let s: TestServer;
-  let dir: string;
-  before(() => {
-    s = rig.server;
-    dir = rig.dir;
-  });
 
   it("applies, creates, gets (Table and YAML), labels, annotates and patches built-ins", async () => {
     const cm = await file(
@@ -68,7 +62,7 @@ describe("kubectl against the embedded API server", () => {
     );
     const { stderr } = await run(
       "kubectl",
-      ["--kubeconfig", s.kubeconfigPath, "create", "--validate=warn", "-f", typo],
+      ["--kubeconfig", rig.server.kubeconfigPath, "create", "--validate=warn", "-f", typo],
       { env: rig.env(), timeout: 30_000 },
     );
     assert.match(stderr, /Warning: unknown field "dat"/);
@@ -114,7 +108,7 @@ describe("kubectl against the embedded API server", () => {
   it("reports the server's version without a skew warning, and dry-runs a delete on the server", async () => {
     const { stdout, stderr } = await run(
       "kubectl",
-      ["--kubeconfig", s.kubeconfigPath, "version", "-o", "json"],
+      ["--kubeconfig", rig.server.kubeconfigPath, "version", "-o", "json"],
       { env: rig.env(), timeout: 30_000 },
     );
     assert.match(JSON.parse(stdout).serverVersion.gitVersion, /^v1\.32\.\d+$/);
@@ -146,7 +140,7 @@ describe("kubectl against the embedded API server", () => {
     ]) {
       assert.match(resources, new RegExp(`\\n${r}\\s`));
     }
-    const child = spawn("kubectl", ["--kubeconfig", s.kubeconfigPath, "get", "cm", "-w"], {
+    const child = spawn("kubectl", ["--kubeconfig", rig.server.kubeconfigPath, "get", "cm", "-w"], {
       env: rig.env(),
     });
     let out = "";
@@ -156,7 +150,7 @@ describe("kubectl against the embedded API server", () => {
     const create = () => {
       if (started) return;
       started = true;
-      void fetch(`${s.url}/api/v1/namespaces/default/configmaps`, {
+      void fetch(`${rig.server.url}/api/v1/namespaces/default/configmaps`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ metadata: { name: "watched" } }),
@@ -265,13 +259,17 @@ spec:
       await file("s1.yaml", "apiVersion: example.org/v1\nkind: Sprocket\nmetadata:\n  name: s1\n"),
     );
     // Through a proxy that records every request, with a cache of its own: discovery from scratch.
-    await using proxy = await startFaultProxy({ target: s.url });
+    await using proxy = await startFaultProxy({ target: rig.server.url });
     const fresh = async (...args: string[]) =>
       (
-        await run("kubectl", ["--kubeconfig", s.kubeconfigPath, "--server", proxy.url, ...args], {
-          env: { ...process.env, KUBECACHEDIR: join(dir, "fresh-cache"), HOME: dir },
-          timeout: 30_000,
-        })
+        await run(
+          "kubectl",
+          ["--kubeconfig", rig.server.kubeconfigPath, "--server", proxy.url, ...args],
+          {
+            env: { ...process.env, KUBECACHEDIR: join(rig.dir, "fresh-cache"), HOME: rig.dir },
+            timeout: 30_000,
+          },
+        )
       ).stdout;
     const resources = await fresh("api-resources");
     assert.match(resources, /\nsprockets\s+spr\s+example\.org\/v1\s+false\s+Sprocket\n/);
