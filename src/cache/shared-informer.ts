@@ -212,9 +212,7 @@ export class SharedInformer<T extends KubeObject> {
       this.#fifo.close();
       await processing;
       this.#cancelResync();
-      this.#state = "stopped";
-      for (const l of this.#listeners) l.stop();
-      this.#syncWaiters.rejectAll(this.#stoppedUnsynced());
+      this.#ended();
     })();
     return this.#done;
   }
@@ -222,16 +220,19 @@ export class SharedInformer<T extends KubeObject> {
   /** Stops the informer and waits for it to end. Idempotent. */
   stop(): Promise<void> {
     this.#stop.abort(new Error(`informer ${this.name} stopped`));
-    if (this.#state === "new") {
-      this.#state = "stopped";
-      for (const l of this.#listeners) l.stop();
-      this.#syncWaiters.rejectAll(this.#stoppedUnsynced());
-    }
+    if (this.#state === "new") this.#ended();
     return this.#done;
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.stop();
+  }
+
+  /** The informer is stopped: its handlers get nothing more, and no one waits for a sync. */
+  #ended(): void {
+    this.#state = "stopped";
+    for (const l of this.#listeners) l.stop();
+    this.#syncWaiters.rejectAll(this.#stoppedUnsynced());
   }
 
   #stoppedUnsynced(): Error {
