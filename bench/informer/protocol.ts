@@ -9,6 +9,8 @@ export type Request =
   | { type: "burst"; namespace: string; count: number; objects: number; firstSeq: number }
   /** Lets stalled watches flow: everything held back is sent at once. */
   | { type: "resume" }
+  /** Collects the server's garbage, so that a round does not start during its collection. */
+  | { type: "quiesce" }
   /** The server's watch-cache counters of ConfigMaps. */
   | { type: "stats" }
   | { type: "stop" };
@@ -19,5 +21,6 @@ export type Reply =
   | { type: "stalled" }
   | { type: "burst-done" }
   | { type: "resumed" }
+  | { type: "quiesced" }
   | { type: "stats"; stats: unknown }
   | { type: "error"; message: string };

@@ -69,6 +69,10 @@ async function handle(msg: Request): Promise<void> {
       proxy.resumeWatches();
       reply({ type: "resumed" });
       return;
+    case "quiesce":
+      (globalThis as { gc?: () => void }).gc?.();
+      reply({ type: "quiesced" });
+      return;
     case "stats":
       reply({
         type: "stats",
