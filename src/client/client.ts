@@ -19,7 +19,7 @@ import {
   type Service,
   type ServiceAccount,
 } from "../resources/index.ts";
-import { HttpTransport } from "./http-transport.ts";
+import { HttpTransport, type HttpTransportOptions } from "./http-transport.ts";
 import { kubeConfigTransport, loadKubeConfig } from "./kubeconfig.ts";
 import { ResourceClient } from "./resource-client.ts";
 import { RestClient } from "./rest-client.ts";
@@ -47,6 +47,12 @@ export interface ClientOptions {
    * @default 16777216 (16 MiB)
    */
   maxObjectBytes?: number;
+  /**
+   * Where watch streams are received, with `url` or `kubeconfig` (see
+   * `HttpTransportOptions.streamThread`).
+   * @default "worker"
+   */
+  streamThread?: "worker" | "main";
 }
 
 /** Kinds `client.resource("ConfigMap")` accepts, with their types. */
@@ -123,6 +129,16 @@ export class Client {
     return new ResourceClient(this.#rest, def, options.namespace);
   }
 
+  /**
+   * Readies the transport for streams (the HTTP transport's stream worker, see
+   * `HttpTransportOptions.streamThread`): watches opened once it resolves are received off the
+   * main thread. A controller calls it before starting its informers (the Manager does). Never
+   * rejects.
+   */
+  async prepare(): Promise<void> {
+    await this.transport.prepare?.();
+  }
+
   /** Closes the transport; open watches fail. Idempotent. */
   close(): Promise<void> {
     return this.transport.close();
@@ -159,16 +175,17 @@ export function createClient(options: ClientOptions = {}): Client {
     throw new TypeError("createClient: token goes with url (a kubeconfig carries its own)");
   }
   let transport: Transport;
+  const http = options.streamThread === undefined ? {} : { streamThread: options.streamThread };
   if (options.transport !== undefined) transport = options.transport;
-  else if (options.url !== undefined) transport = urlTransport(options.url, options.token);
+  else if (options.url !== undefined) transport = urlTransport(options.url, options.token, http);
   else if (options.kubeconfig !== undefined && typeof options.kubeconfig !== "string") {
     const kc = options.kubeconfig;
     if (options.context !== undefined) kc.setCurrentContext(options.context);
-    transport = kubeConfigTransport(kc);
+    transport = kubeConfigTransport(kc, http);
   } else {
     const path = options.kubeconfig as string | undefined;
     transport = lazyTransport(async () =>
-      kubeConfigTransport(await loadKubeConfig(path, options.context)),
+      kubeConfigTransport(await loadKubeConfig(path, options.context), http),
     );
   }
   return new Client(transport, options);
@@ -183,6 +200,11 @@ function lazyTransport(make: () => Promise<Transport>): Transport {
       made ??= make();
       return made.then((t) => t.request(req));
     },
+    async prepare(): Promise<void> {
+      made ??= make();
+      const t = await made.catch(() => undefined);
+      await t?.prepare?.();
+    },
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
@@ -192,8 +214,12 @@ function lazyTransport(make: () => Promise<Transport>): Transport {
 }
 
 /** The transport for a bare URL, with a bearer token on every request when one is given. */
-function urlTransport(url: string, token: string | undefined): Transport {
-  if (token === undefined) return new HttpTransport({ url });
+function urlTransport(
+  url: string,
+  token: string | undefined,
+  options: Pick<HttpTransportOptions, "streamThread">,
+): Transport {
+  if (token === undefined) return new HttpTransport({ url, ...options });
   const authorization = `Bearer ${token}`;
-  return new HttpTransport({ url, headers: () => ({ authorization }) });
+  return new HttpTransport({ url, ...options, headers: () => ({ authorization }) });
 }

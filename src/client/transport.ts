@@ -55,6 +55,11 @@ export interface Transport {
    */
   request(request: TransportRequest): Promise<TransportResponse>;
   /**
+   * Readies what streaming requests use, so that the streams opened once it resolves have it
+   * (the HTTP transport starts its stream worker). Optional; never rejects.
+   */
+  prepare?(): Promise<void>;
+  /**
    * Closes every connection and refuses new requests; requests still in flight (open watches)
    * fail. Stop informers before closing their client. Idempotent.
    */
@@ -94,4 +99,28 @@ export function isConnectionRefused(err: unknown): boolean {
 /** True if `err` is a {@link TransportError}: no response, or a body that broke off. */
 export function isTransportError(err: unknown): err is TransportError {
   return err instanceof TransportError;
+}
+
+/**
+ * The code and message a {@link TransportError} carries for whatever undici or the socket
+ * threw: a system code (`ECONNRESET`), undici's own (`UND_ERR_SOCKET`), or for the few errors
+ * that carry only a name (a body cut by an early EOF: `HTTPParserError`), the name.
+ */
+export function transportErrorParts(err: unknown): { code: string; message: string } {
+  const e = err as {
+    code?: unknown;
+    message?: unknown;
+    name?: unknown;
+    errors?: { code?: unknown }[];
+  };
+  const code =
+    typeof e?.code === "string"
+      ? e.code
+      : typeof e?.errors?.[0]?.code === "string"
+        ? e.errors[0].code
+        : typeof e?.name === "string" && e.name !== "Error"
+          ? e.name
+          : "UNKNOWN";
+  const message = typeof e?.message === "string" && e.message !== "" ? e.message : code;
+  return { code, message };
 }

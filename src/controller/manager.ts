@@ -204,6 +204,9 @@ export class Manager {
     try {
       for (const c of this.#controllers) c.connect();
       await this.#startHealth();
+      // The informers' first syncs, the heaviest reads of a controller's life, then go through
+      // the client's stream worker instead of being received on this thread while it starts.
+      await this.client.prepare();
       this.factory.start(run.signal);
       try {
         await this.factory.waitForCacheSync(run.signal);

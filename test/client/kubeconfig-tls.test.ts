@@ -12,7 +12,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import type { TLSSocket } from "node:tls";
-import { contextNamespace, createClient, TransportError } from "kontroller/client";
+import {
+  contextNamespace,
+  createClient,
+  type HttpTransport,
+  loadKubeConfig,
+  TransportError,
+} from "kontroller/client";
 import { namespaces } from "kontroller/resources";
 import { sendJson, startFakeServer } from "./fake-server.ts";
 import { CA_CERT, CLIENT_CERT, CLIENT_KEY, SERVER_CERT, SERVER_KEY } from "./tls-fixtures.ts";
@@ -100,6 +106,33 @@ describe("createClient with a kubeconfig: TLS", () => {
       assert.equal((await client.resource(namespaces).get("x")).metadata?.name, "x");
     }
     assert.deepEqual(server.clients, ["kontroller-test-user", "kontroller-test-user"]);
+  });
+
+  it("streams through the stream worker with the same CA and client certificate", async () => {
+    await using server = await startTlsServer();
+    await using dir = await tempDir();
+    const file = join(dir.path, "config");
+    await writeFile(
+      file,
+      kubeconfig(
+        server.url,
+        `    certificate-authority-data: ${b64(CA_CERT)}`,
+        `    client-certificate-data: ${b64(CLIENT_CERT)}\n    client-key-data: ${b64(CLIENT_KEY)}`,
+      ),
+    );
+    // A loaded kubeconfig, so that the client's transport is the HttpTransport itself.
+    await using client = createClient({ kubeconfig: await loadKubeConfig(file) });
+    await client.prepare();
+    assert.equal((client.transport as HttpTransport).streamsOnWorker, true);
+    const res = await client.transport.request({
+      method: "GET",
+      path: "/api/v1/namespaces/x",
+      stream: true,
+    });
+    let text = "";
+    for await (const c of res.body) text += Buffer.from(c).toString();
+    assert.equal(JSON.parse(text).metadata.name, "x");
+    assert.deepEqual(server.clients, ["kontroller-test-user"]);
   });
 
   it("fails with a TransportError without the CA, or without the client certificate", async () => {
