@@ -14,7 +14,7 @@
  * keeps the names. `KONTROLLER_BENCH_ONLY=steady-1k-per-s,saturation` runs only those workloads.
  */
 import type { Measured, Suite, SuiteContext } from "./harness.ts";
-import { peers } from "./informer/peers.ts";
+import { closePeers, peers } from "./informer/peers.ts";
 import { startBenchServer } from "./informer/server-control.ts";
 import { jsonParseRound, saturationRound, steadyRound, syncRound } from "./informer/workloads.ts";
 
@@ -27,8 +27,12 @@ export const suite: Suite = {
   async run(ctx) {
     const only = process.env.KONTROLLER_BENCH_ONLY?.split(",");
     const wanted = (workload: string) => only === undefined || only.includes(workload);
-    if (wanted("sync-10k") || wanted("sync-100k")) await runSyncs(ctx, wanted);
-    if (wanted("steady-1k-per-s") || wanted("saturation")) await runStreams(ctx, wanted);
+    try {
+      if (wanted("sync-10k") || wanted("sync-100k")) await runSyncs(ctx, wanted);
+      if (wanted("steady-1k-per-s") || wanted("saturation")) await runStreams(ctx, wanted);
+    } finally {
+      await closePeers();
+    }
   },
 };
 

@@ -5,7 +5,7 @@
  */
 import * as k8s from "@kubernetes/client-node";
 import { listerWatcherFor, SharedInformer } from "kontroller/cache";
-import { createClient } from "kontroller/client";
+import { type Client, createClient } from "kontroller/client";
 import { type ConfigMap, configMaps } from "kontroller/resources";
 
 /** Called for every add and update the informer delivers. */
@@ -30,9 +30,28 @@ const silent = { error() {}, warn() {}, info() {}, debug() {} };
  */
 const useWatchList = process.env.KONTROLLER_BENCH_WATCH_LIST !== "false";
 
+/**
+ * kontroller's clients, one per server for the whole run, as a controller makes one client for
+ * its life (an informer that starts is a new informer on that client). Its stream worker thread
+ * and connections are made during the warm-up round. client-node's informers share undici's
+ * global dispatcher across rounds in the same way.
+ */
+const clients = new Map<string, Client>();
+
+/** Closes the clients the kontroller peer made. */
+export async function closePeers(): Promise<void> {
+  await Promise.all([...clients.values()].map((c) => c.close()));
+  clients.clear();
+}
+
 /** kontroller: a SharedInformer over a ResourceClient; synced = its handler saw the list. */
 export const kontrollerPeer: Peer = (url, namespace, handler) => {
-  const client = createClient({ url });
+  let made = clients.get(url);
+  if (made === undefined) {
+    made = createClient({ url });
+    clients.set(url, made);
+  }
+  const client = made;
   const informer = new SharedInformer<ConfigMap>({
     listerWatcher: listerWatcherFor(client.resource(configMaps, { namespace })),
     useWatchList,
@@ -49,13 +68,15 @@ export const kontrollerPeer: Peer = (url, namespace, handler) => {
   let running: Promise<void> | undefined;
   return {
     async start() {
+      // As the Manager does before it starts informers: the stream worker is up (at once
+      // after the first round), so the sync is received on it.
+      await client.prepare();
       running = informer.run();
       await registration.waitForSync();
     },
     async stop() {
       await informer.stop();
       await running;
-      await client.close();
     },
   };
 };
