@@ -7,7 +7,13 @@
  * cold), and each figure is the median over the rounds. Figures go out through `ctx.report`,
  * as one JSON line each with `--json`, or as a table otherwise. `KONTROLLER_BENCH_ROUNDS=1`
  * also prints every round's figures to stderr.
+ *
+ * Every comparison also reports, as impl `machine` and metric `steal_pct`, the share of the
+ * machine's CPU time the hypervisor gave to others while it ran (Linux's steal time): on a
+ * shared virtual machine that share decides how far wall-clock figures can be trusted — at
+ * 15% steal, p99 latencies measure the hypervisor's pauses, not the code.
  */
+import { readFileSync } from "node:fs";
 
 /** One measured figure. `value` is the median over rounds. */
 export interface Figure {
@@ -91,12 +97,35 @@ export async function timed<T>(fn: () => Promise<T> | T): Promise<{ result: T; m
   return { result, ms: nowMs() - start };
 }
 
+/** The machine's CPU time so far, in clock ticks: all of it, and the part stolen. */
+export interface CpuTimes {
+  total: number;
+  steal: number;
+}
+
+/** Linux's CPU times (the `cpu` line of /proc/stat); undefined where there is none. */
+export function procStatCpuTimes(): CpuTimes | undefined {
+  let line: string | undefined;
+  try {
+    line = readFileSync("/proc/stat", "utf8").split("\n", 1)[0];
+  } catch {
+    return undefined;
+  }
+  const fields = line?.split(/\s+/);
+  if (fields?.[0] !== "cpu") return undefined;
+  // user nice system idle iowait irq softirq steal (guest time is inside user and nice)
+  const ticks = fields.slice(1, 9).map(Number);
+  if (ticks.some((t) => !Number.isFinite(t))) return undefined;
+  return { total: ticks.reduce((a, b) => a + b, 0), steal: ticks[7] ?? 0 };
+}
+
 /** Builds the context a suite runs with; `emit` receives every figure. */
 export function makeContext(
   suite: string,
-  options: { rounds: number; quick: boolean },
+  options: { rounds: number; quick: boolean; cpuTimes?: () => CpuTimes | undefined },
   emit: (f: Figure) => void,
 ): SuiteContext {
+  const cpuTimes = options.cpuTimes ?? procStatCpuTimes;
   const report = (f: Omit<Figure, "suite">) => emit({ suite, ...f });
   return {
     rounds: options.rounds,
@@ -104,6 +133,7 @@ export function makeContext(
     report,
     async compare(workload, impls, { warmupRounds = 0 } = {}) {
       const names = Object.keys(impls);
+      const cpuBefore = cpuTimes();
       const samples = new Map<string, Map<string, { values: number[]; unit: string }>>();
       for (const n of names) samples.set(n, new Map());
       for (let round = -warmupRounds; round < options.rounds; round++) {
@@ -132,6 +162,12 @@ export function makeContext(
           out[n][metric] = { value, unit };
           report({ workload, impl: n, metric, value, unit });
         }
+      }
+      const cpuAfter = cpuTimes();
+      if (cpuBefore !== undefined && cpuAfter !== undefined && cpuAfter.total > cpuBefore.total) {
+        const stolen = cpuAfter.steal - cpuBefore.steal;
+        const value = (100 * stolen) / (cpuAfter.total - cpuBefore.total);
+        report({ workload, impl: "machine", metric: "steal_pct", value, unit: "%" });
       }
       return out;
     },

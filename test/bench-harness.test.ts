@@ -3,11 +3,43 @@ import { execFile } from "node:child_process";
 import { dirname, join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { type Figure, makeContext, median, percentile } from "../bench/harness.ts";
+import {
+  type Figure,
+  makeContext,
+  median,
+  percentile,
+  procStatCpuTimes,
+} from "../bench/harness.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 describe("bench harness", () => {
+  it("reports the share of CPU time stolen from the machine during a comparison", async () => {
+    const figures: Figure[] = [];
+    const times = [
+      { total: 1000, steal: 10 },
+      { total: 1400, steal: 70 },
+    ];
+    const ctx = makeContext("s", { rounds: 1, quick: false, cpuTimes: () => times.shift() }, (f) =>
+      figures.push(f),
+    );
+    await ctx.compare("w", { a: () => ({ speed: { value: 1, unit: "x/s" } }) });
+    assert.deepEqual(figures.at(-1), {
+      suite: "s",
+      workload: "w",
+      impl: "machine",
+      metric: "steal_pct",
+      value: 15,
+      unit: "%",
+    });
+  });
+
+  it("reads the machine's CPU times where Linux has them", () => {
+    const t = procStatCpuTimes();
+    if (process.platform !== "linux") return;
+    assert.ok(t !== undefined && t.total > 0 && t.steal >= 0 && t.steal <= t.total);
+  });
+
   it("median and percentile", () => {
     assert.equal(median([3, 1, 2]), 2);
     assert.equal(median([4, 1, 3, 2]), 2.5);
@@ -22,7 +54,9 @@ describe("bench harness", () => {
   it("interleaves implementations, rotating the order each round, and reports medians", async () => {
     const figures: Figure[] = [];
     const calls: string[] = [];
-    const ctx = makeContext("s", { rounds: 3, quick: false }, (f) => figures.push(f));
+    const ctx = makeContext("s", { rounds: 3, quick: false, cpuTimes: () => undefined }, (f) =>
+      figures.push(f),
+    );
     let a = 0;
     const result = await ctx.compare("w", {
       a: () => {
@@ -46,7 +80,9 @@ describe("bench harness", () => {
   it("drops the figures of warm-up rounds, which run interleaved like the others", async () => {
     const figures: Figure[] = [];
     const calls: string[] = [];
-    const ctx = makeContext("s", { rounds: 3, quick: false }, (f) => figures.push(f));
+    const ctx = makeContext("s", { rounds: 3, quick: false, cpuTimes: () => undefined }, (f) =>
+      figures.push(f),
+    );
     let a = 0;
     await ctx.compare(
       "w",
@@ -88,7 +124,8 @@ describe("bench harness", () => {
     for (const f of lines) {
       assert.deepEqual(Object.keys(f), ["suite", "workload", "impl", "metric", "value", "unit"]);
       assert.equal(f.suite, "core");
-      assert.ok(f.value > 0);
+      // A machine's steal may be 0; every measured figure is positive.
+      assert.ok(f.impl === "machine" ? f.value >= 0 : f.value > 0, JSON.stringify(f));
     }
     const bad = await run(["nope"]);
     assert.equal(bad.code, 2);
