@@ -31,6 +31,12 @@ const silent = { error() {}, warn() {}, info() {}, debug() {} };
 const useWatchList = process.env.KONTROLLER_BENCH_WATCH_LIST !== "false";
 
 /**
+ * Set `KONTROLLER_BENCH_STREAM_THREAD=main` to measure kontroller receiving its watches on the
+ * main thread (`streamThread: "main"`) instead of its stream worker.
+ */
+const streamThread = process.env.KONTROLLER_BENCH_STREAM_THREAD === "main" ? "main" : "worker";
+
+/**
  * kontroller's clients, one per server for the whole run, as a controller makes one client for
  * its life (an informer that starts is a new informer on that client). Its stream worker thread
  * and connections are made during the warm-up round. client-node's informers share undici's
@@ -48,7 +54,7 @@ export async function closePeers(): Promise<void> {
 export const kontrollerPeer: Peer = (url, namespace, handler) => {
   let made = clients.get(url);
   if (made === undefined) {
-    made = createClient({ url });
+    made = createClient({ url, streamThread });
     clients.set(url, made);
   }
   const client = made;

@@ -9,7 +9,10 @@ export type Request =
   | { type: "burst"; namespace: string; count: number; objects: number; firstSeq: number }
   /** Lets stalled watches flow: everything held back is sent at once. */
   | { type: "resume" }
-  /** Collects the server's garbage, so that a round does not start during its collection. */
+  /**
+   * Compacts the server's storage to its current revision and collects its garbage, so that a
+   * round starts on a server holding only the live objects, not in a collection.
+   */
   | { type: "quiesce" }
   /** The server's watch-cache counters of ConfigMaps. */
   | { type: "stats" }
