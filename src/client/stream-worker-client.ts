@@ -26,6 +26,8 @@ interface Open {
   readonly request: StreamRequest;
   settle: { resolve(res: TransportResponse): void; reject(err: unknown): void } | undefined;
   body: DispatchedBody | undefined;
+  /** For each chunk in the body's queue, in order: whether taking it gives the credit back. */
+  readonly lasts: boolean[];
   readonly onAbort: () => void;
 }
 
@@ -104,7 +106,13 @@ export class StreamWorkerClient {
     const id = this.#nextId++;
     return new Promise<TransportResponse>((resolve, reject) => {
       const onAbort = () => this.#drop(id, signal!.reason);
-      this.#open.set(id, { request, settle: { resolve, reject }, body: undefined, onAbort });
+      this.#open.set(id, {
+        request,
+        settle: { resolve, reject },
+        body: undefined,
+        lasts: [],
+        onAbort,
+      });
       if (this.#open.size === 1) worker.ref();
       signal?.addEventListener("abort", onAbort, { once: true });
       this.#post({
@@ -169,9 +177,9 @@ export class StreamWorkerClient {
           resume() {},
           abort: () => this.#drop(id, undefined),
         };
-        const body = new DispatchedBody(flow, open.request.fail, () =>
-          this.#post({ type: "taken", id }),
-        );
+        const body = new DispatchedBody(flow, open.request.fail, () => {
+          if (open.lasts.shift()) this.#post({ type: "taken", id });
+        });
         open.body = body;
         const { headers } = m;
         open.settle!.resolve({
@@ -187,6 +195,7 @@ export class StreamWorkerClient {
         return;
       }
       case "data":
+        open.lasts.push(m.last);
         open.body!.push(Buffer.from(m.bytes));
         return;
       case "end":

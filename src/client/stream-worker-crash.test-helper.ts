@@ -6,7 +6,8 @@ const post = (m: FromWorker) => parentPort!.postMessage(m);
 parentPort!.on("message", (m: ToWorker) => {
   if (m.type !== "open") return;
   post({ type: "head", id: m.id, status: 200, headers: {} });
-  post({ type: "data", id: m.id, bytes: new TextEncoder().encode("partial").buffer });
+  const bytes = new TextEncoder().encode("partial").buffer as ArrayBuffer;
+  post({ type: "data", id: m.id, bytes, last: true });
   setImmediate(() => {
     throw new Error("the worker crashed");
   });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import type { Dispatcher } from "undici";
-import { type FromWorker, WORKER_PAUSE_BYTES } from "./stream-protocol.ts";
+import { type FromWorker, WORKER_MESSAGE_BYTES, WORKER_PAUSE_BYTES } from "./stream-protocol.ts";
 import { WorkerStream } from "./worker-stream.ts";
 
 /** A controller that records what the stream asks of the request. */
@@ -110,7 +110,23 @@ describe("WorkerStream", () => {
     assert.equal(done(), 1, "done once");
   });
 
-  it("loses, reorders and duplicates no byte, keeps one message in flight, pauses only past the limit", () => {
+  it("posts a burst as messages of at most 128 KiB, the last one marked", () => {
+    const { stream, posted } = fixture();
+    stream.data(Buffer.alloc(1)); // spends the credit
+    for (let i = 0; i < 5; i++) stream.data(Buffer.alloc(64 * 1024, i + 1));
+    stream.taken();
+    const sizes = posted.map((m) => (m.type === "data" ? [m.bytes.byteLength, m.last] : []));
+    assert.deepEqual(sizes, [
+      [1, true],
+      [WORKER_MESSAGE_BYTES, false],
+      [WORKER_MESSAGE_BYTES, false],
+      [64 * 1024, true],
+    ]);
+    const second = Buffer.from((posted[2] as { bytes: ArrayBuffer }).bytes);
+    assert.deepEqual([second[0], second.at(-1)], [3, 4], "chunks split across messages in order");
+  });
+
+  it("loses, reorders and duplicates no byte, keeps one post in flight, pauses only past the limit", () => {
     const MiB = 1024 * 1024;
     fc.assert(
       fc.property(
@@ -122,36 +138,36 @@ describe("WorkerStream", () => {
           const { stream, posted, controller } = fixture();
           const pushed: Buffer[] = [];
           let pushedBytes = 0;
-          let takes = 0;
           let postedBytes = 0;
-          let datas = 0;
-          let seenCount = 0;
-          const seen = () => {
-            for (; seenCount < posted.length; seenCount++) {
-              const m = posted[seenCount]!;
+          let seen = 0; // messages of `posted` looked at
+          const queue: boolean[] = []; // the main thread's queue: is each message last?
+          let postsInFlight = 0;
+          const receive = () => {
+            for (; seen < posted.length; seen++) {
+              const m = posted[seen]!;
               if (m.type !== "data") continue;
-              datas++;
+              assert.ok(m.bytes.byteLength <= WORKER_MESSAGE_BYTES);
               postedBytes += m.bytes.byteLength;
+              queue.push(m.last);
+              if (m.last) postsInFlight++;
             }
-          };
-          const inFlight = () => {
-            seen();
-            return datas - takes;
           };
           for (const step of script) {
             if (step === 0) {
-              if (inFlight() === 0) continue;
-              takes++;
-              stream.taken();
+              if (queue.length === 0) continue;
+              if (queue.shift()) {
+                postsInFlight--;
+                stream.taken();
+              }
             } else {
               const chunk = Buffer.alloc(step, pushed.length % 251);
               pushed.push(chunk);
               pushedBytes += chunk.length;
               stream.data(chunk);
             }
-            assert.ok(inFlight() <= 1, "one message at a time");
-            const gathered = pushedBytes - postedBytes;
-            assert.equal(controller.paused, gathered > WORKER_PAUSE_BYTES);
+            receive();
+            assert.ok(postsInFlight <= 1, "one post at a time");
+            assert.equal(controller.paused, pushedBytes - postedBytes > WORKER_PAUSE_BYTES);
           }
           stream.end();
           assert.equal(posted.at(-1)?.type, "end");

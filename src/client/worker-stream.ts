@@ -3,14 +3,15 @@
  * thread under the credit rule of `stream-protocol.ts`.
  */
 import type { Dispatcher } from "undici";
-import { type FromWorker, WORKER_PAUSE_BYTES } from "./stream-protocol.ts";
+import { type FromWorker, WORKER_MESSAGE_BYTES, WORKER_PAUSE_BYTES } from "./stream-protocol.ts";
 import { transportErrorParts } from "./transport.ts";
 
 /**
  * One streaming request's body on its way to the main thread.
  *
  * Invariants: `#gathered` holds the bytes received and not yet posted, in order, `#gatheredBytes`
- * their length; a `data` message is posted only with credit, except the last one before `end`;
+ * their length; `data` messages are posted only with credit (which the post spends), except the
+ * last ones before `end`, and never hold more than {@link WORKER_MESSAGE_BYTES};
  * the socket is paused only while the bytes gathered exceed {@link WORKER_PAUSE_BYTES}; after
  * `end` (or an abort from the main thread) nothing more is posted for the stream.
  */
@@ -53,7 +54,7 @@ export class WorkerStream {
       this.#controller!.pause();
   }
 
-  /** The main thread took the last message: post what gathered meanwhile, read on. */
+  /** The main thread took the message marked last: post what gathered meanwhile, read on. */
   taken(): void {
     if (this.#done) return;
     this.#credit = true;
@@ -82,19 +83,36 @@ export class WorkerStream {
     this.#controller?.abort(new Error("the stream was closed by its reader"));
   }
 
-  /** One message with every gathered byte, copied into a buffer that is transferred. */
+  /**
+   * Posts every gathered byte, in messages of {@link WORKER_MESSAGE_BYTES} (the last one may be
+   * shorter, and is marked) copied into buffers that are transferred; spends the credit.
+   */
   #flush(): void {
-    const bytes = new ArrayBuffer(this.#gatheredBytes);
-    const view = new Uint8Array(bytes);
-    let at = 0;
-    for (const part of this.#gathered) {
-      view.set(part, at);
-      at += part.length;
-    }
+    const parts = this.#gathered;
+    let left = this.#gatheredBytes;
     this.#gathered = [];
     this.#gatheredBytes = 0;
     this.#credit = false;
-    this.#post({ type: "data", id: this.id, bytes }, [bytes]);
+    let i = 0;
+    let offset = 0; // into parts[i]
+    while (left > 0) {
+      const size = Math.min(left, WORKER_MESSAGE_BYTES);
+      const view = new Uint8Array(size);
+      for (let at = 0; at < size; ) {
+        const part = parts[i]!;
+        const n = Math.min(part.length - offset, size - at);
+        view.set(part.subarray(offset, offset + n), at);
+        at += n;
+        offset += n;
+        if (offset === part.length) {
+          i++;
+          offset = 0;
+        }
+      }
+      left -= size;
+      const bytes = view.buffer as ArrayBuffer;
+      this.#post({ type: "data", id: this.id, bytes, last: left === 0 }, [bytes]);
+    }
     if (this.#controller?.paused) this.#controller.resume();
   }
 }
