@@ -8,7 +8,8 @@
  *   holds, measured as the heap released by stopping the informer).
  * - `steady-1k-per-s`: 1 000 writes/s for 30 s — `p50_ms`, `p99_ms` from each write's response
  *   to the handler call.
- * - `saturation`: a backlog of updates released at once — `events_per_s`.
+ * - `saturation`: a backlog of updates released at once — `events_per_s`; `json-parse` is the
+ *   ceiling: `JSON.parse` of each line of the same backlog, read beforehand.
  *
  * `--quick` shrinks every workload (1 000 and 5 000 objects, 3 s of writes, 5 000 events) but
  * keeps the names. `KONTROLLER_BENCH_ONLY=steady-1k-per-s,saturation` runs only those workloads.
@@ -16,7 +17,13 @@
 import type { Measured, Suite, SuiteContext } from "./harness.ts";
 import { closePeers, peers } from "./informer/peers.ts";
 import { startBenchServer } from "./informer/server-control.ts";
-import { jsonParseRound, saturationRound, steadyRound, syncRound } from "./informer/workloads.ts";
+import {
+  jsonParseRound,
+  saturationParseRound,
+  saturationRound,
+  steadyRound,
+  syncRound,
+} from "./informer/workloads.ts";
 
 const PAYLOAD_BYTES = 900;
 
@@ -113,6 +120,7 @@ async function runStreams(ctx: SuiteContext, wanted: (workload: string) => boole
         kontroller: () => saturationRound(peers.kontroller!, server, "steady", objects, events),
         "client-node": () =>
           saturationRound(peers["client-node"]!, server, "steady", objects, events),
+        "json-parse": () => saturationParseRound(server, "steady", objects, events),
       },
       { warmupRounds: ctx.quick ? 0 : 1 },
     );

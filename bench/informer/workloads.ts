@@ -155,3 +155,46 @@ export async function saturationRound(
   await informer.stop();
   return { events_per_s: { value: events / (ms / 1000), unit: "events/s" } };
 }
+
+/**
+ * The saturation ceiling: the same burst as {@link saturationRound}, read whole by a bare watch
+ * through the proxy, then `JSON.parse` of each of its lines — events per second of parsing alone.
+ */
+export async function saturationParseRound(
+  server: BenchServer,
+  namespace: string,
+  objects: number,
+  events: number,
+): Promise<Measured> {
+  const firstSeq = reserveSeqs(events);
+  const collection = `/api/v1/namespaces/${namespace}/configmaps`;
+  const listed = (await (await fetch(`${server.url}${collection}?limit=1`)).json()) as {
+    metadata: { resourceVersion: string };
+  };
+  const stop = new AbortController();
+  const res = await fetch(
+    `${server.proxyUrl}${collection}?watch=true&resourceVersion=${listed.metadata.resourceVersion}`,
+    { signal: stop.signal },
+  );
+  await server.call({ type: "stall" });
+  await server.call({ type: "burst", namespace, count: events, objects, firstSeq });
+  await server.call({ type: "resume" });
+  const chunks: Buffer[] = [];
+  let lines = 0;
+  const reader = res.body!.getReader();
+  while (lines < events) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the watch ended after ${lines} of ${events} events`);
+    const chunk = Buffer.from(value);
+    chunks.push(chunk);
+    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
+  }
+  stop.abort();
+  const text = Buffer.concat(chunks).toString("utf8").split("\n").slice(0, events);
+  const started = nowMs();
+  let seen = 0;
+  for (const line of text) if (seqOf(JSON.parse(line).object) >= firstSeq) seen++;
+  const ms = nowMs() - started;
+  if (seen !== events) throw new Error(`parsed ${seen} of ${events} events of the burst`);
+  return { events_per_s: { value: events / (ms / 1000), unit: "events/s" } };
+}
