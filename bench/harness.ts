@@ -42,7 +42,14 @@ export interface SuiteContext {
   compare(
     workload: string,
     impls: Record<string, Measure>,
-    options?: { warmupRounds?: number },
+    options?: {
+      warmupRounds?: number;
+      /**
+       * At least this many measured rounds, whatever `--rounds` says (a workload of short rounds
+       * that vary a lot buys a steadier median cheaply); `--quick` ignores it.
+       */
+      minRounds?: number;
+    },
   ): Promise<Record<string, Measured>>;
 }
 
@@ -131,12 +138,13 @@ export function makeContext(
     rounds: options.rounds,
     quick: options.quick,
     report,
-    async compare(workload, impls, { warmupRounds = 0 } = {}) {
+    async compare(workload, impls, { warmupRounds = 0, minRounds = 0 } = {}) {
+      const rounds = options.quick ? options.rounds : Math.max(options.rounds, minRounds);
       const names = Object.keys(impls);
       const cpuBefore = cpuTimes();
       const samples = new Map<string, Map<string, { values: number[]; unit: string }>>();
       for (const n of names) samples.set(n, new Map());
-      for (let round = -warmupRounds; round < options.rounds; round++) {
+      for (let round = -warmupRounds; round < rounds; round++) {
         // Rotate the order so that no implementation always goes first.
         const at = round + warmupRounds;
         const order = names.map((_, i) => names[(i + at) % names.length]!);

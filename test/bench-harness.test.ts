@@ -40,6 +40,22 @@ describe("bench harness", () => {
     assert.ok(t !== undefined && t.total > 0 && t.steal >= 0 && t.steal <= t.total);
   });
 
+  it("runs at least minRounds measured rounds, except with --quick", async () => {
+    for (const [quick, want] of [
+      [false, 4],
+      [true, 1],
+    ] as const) {
+      let calls = 0;
+      const ctx = makeContext(
+        "s",
+        { rounds: quick ? 1 : 2, quick, cpuTimes: () => undefined },
+        () => {},
+      );
+      await ctx.compare("w", { a: () => ({ n: { value: ++calls, unit: "" } }) }, { minRounds: 4 });
+      assert.equal(calls, want);
+    }
+  });
+
   it("median and percentile", () => {
     assert.equal(median([3, 1, 2]), 2);
     assert.equal(median([4, 1, 3, 2]), 2.5);
