@@ -74,9 +74,10 @@ export type FromWorker =
 export const WORKER_PAUSE_BYTES = 4 * 1024 * 1024;
 
 /**
- * The largest data message. Larger transferred buffers are mapped and unmapped by the allocator
- * each time (glibc's mmap threshold starts at 128 KiB), and the main thread, which frees them,
- * paid for it: in a 30 000-event burst its system time fell from 4–10 µs to 0.1–4 µs an event
- * with messages of at most 128 KiB.
+ * The largest data message. Buffers of 128 KiB and more are mapped and unmapped by the
+ * allocator each time (glibc's mmap threshold is 128 KiB, allocator header included), and the
+ * main thread, which frees them, paid for it in page faults and system time: receiving 43 MB as
+ * 128 KiB messages cost the main thread 1.5–1.7 µs per 1.4 KB event, as 64 KiB messages
+ * 0.3–0.5 µs (decoding included); as 4 MiB ones, system time alone was 4–10 µs per event.
  */
-export const WORKER_MESSAGE_BYTES = 128 * 1024;
+export const WORKER_MESSAGE_BYTES = 64 * 1024;

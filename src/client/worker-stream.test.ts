@@ -110,20 +110,24 @@ describe("WorkerStream", () => {
     assert.equal(done(), 1, "done once");
   });
 
-  it("posts a burst as messages of at most 128 KiB, the last one marked", () => {
+  it("posts a burst as messages of at most 64 KiB, the last one marked", () => {
     const { stream, posted } = fixture();
     stream.data(Buffer.alloc(1)); // spends the credit
-    for (let i = 0; i < 5; i++) stream.data(Buffer.alloc(64 * 1024, i + 1));
+    const KiB = 1024;
+    assert.equal(WORKER_MESSAGE_BYTES, 64 * KiB);
+    for (let i = 0; i < 5; i++) stream.data(Buffer.alloc(40 * KiB, i + 1)); // 200 KiB
     stream.taken();
     const sizes = posted.map((m) => (m.type === "data" ? [m.bytes.byteLength, m.last] : []));
     assert.deepEqual(sizes, [
       [1, true],
-      [WORKER_MESSAGE_BYTES, false],
-      [WORKER_MESSAGE_BYTES, false],
-      [64 * 1024, true],
+      [64 * KiB, false],
+      [64 * KiB, false],
+      [64 * KiB, false],
+      [8 * KiB, true],
     ]);
+    // The second message holds bytes 64–128 KiB: the end of chunk 2, chunk 3, the start of 4.
     const second = Buffer.from((posted[2] as { bytes: ArrayBuffer }).bytes);
-    assert.deepEqual([second[0], second.at(-1)], [3, 4], "chunks split across messages in order");
+    assert.deepEqual([second[0], second[16 * KiB], second.at(-1)], [2, 3, 4]);
   });
 
   it("loses, reorders and duplicates no byte, keeps one post in flight, pauses only past the limit", () => {
