@@ -15,7 +15,7 @@
  * keeps the names. `KONTROLLER_BENCH_ONLY=steady-1k-per-s,saturation` runs only those workloads.
  */
 import type { Measured, Suite, SuiteContext } from "./harness.ts";
-import { closePeers, peers } from "./informer/peers.ts";
+import { closePeers, type Peer, peers } from "./informer/peers.ts";
 import { startBenchServer } from "./informer/server-control.ts";
 import {
   jsonParseRound,
@@ -42,6 +42,13 @@ export const suite: Suite = {
     }
   },
 };
+
+/** One round function per informer under comparison, by its `impl` name. */
+function eachPeer(
+  round: (peer: Peer) => () => Promise<Measured>,
+): Record<string, () => Promise<Measured>> {
+  return Object.fromEntries(Object.entries(peers).map(([impl, peer]) => [impl, round(peer)]));
+}
 
 /**
  * The initial syncs, on a server of their own. Before each round the server collects its
@@ -74,10 +81,7 @@ async function runSyncs(ctx: SuiteContext, wanted: (workload: string) => boolean
     await ctx.compare(
       workload,
       {
-        kontroller: quiesced(() => syncRound(peers.kontroller!, server.url, namespace, count)),
-        "client-node": quiesced(() =>
-          syncRound(peers["client-node"]!, server.url, namespace, count),
-        ),
+        ...eachPeer((peer) => quiesced(() => syncRound(peer, server.url, namespace, count))),
         "json-parse": quiesced(() => jsonParseRound(server.url, namespace)),
       },
       // A 10 000-object sync takes 0.1-0.3 s, and single rounds of either peer vary by 1.5x
@@ -103,25 +107,20 @@ async function runStreams(ctx: SuiteContext, wanted: (workload: string) => boole
   });
   const durationMs = ctx.quick ? 3_000 : 30_000;
   if (wanted("steady-1k-per-s"))
-    await ctx.compare("steady-1k-per-s", {
-      kontroller: async () => {
+    await ctx.compare(
+      "steady-1k-per-s",
+      eachPeer((peer) => async () => {
         await server.call({ type: "quiesce" });
-        return steadyRound(peers.kontroller!, server.url, "steady", objects, 1_000, durationMs);
-      },
-      "client-node": async () => {
-        await server.call({ type: "quiesce" });
-        return steadyRound(peers["client-node"]!, server.url, "steady", objects, 1_000, durationMs);
-      },
-    });
+        return steadyRound(peer, server.url, "steady", objects, 1_000, durationMs);
+      }),
+    );
 
   const events = ctx.quick ? 5_000 : 30_000;
   if (wanted("saturation"))
     await ctx.compare(
       "saturation",
       {
-        kontroller: () => saturationRound(peers.kontroller!, server, "steady", objects, events),
-        "client-node": () =>
-          saturationRound(peers["client-node"]!, server, "steady", objects, events),
+        ...eachPeer((peer) => () => saturationRound(peer, server, "steady", objects, events)),
         "json-parse": () => saturationParseRound(server, "steady", objects, events),
       },
       { warmupRounds: ctx.quick ? 0 : 1 },

@@ -31,15 +31,16 @@ const silent = { error() {}, warn() {}, info() {}, debug() {} };
 const useWatchList = process.env.KONTROLLER_BENCH_WATCH_LIST !== "false";
 
 /**
- * Set `KONTROLLER_BENCH_STREAM_THREAD=main` to measure kontroller receiving its watches on the
- * main thread (`streamThread: "main"`) instead of its stream worker.
+ * Set `KONTROLLER_BENCH_STREAM_THREAD=worker` to measure kontroller receiving its watches on its
+ * stream worker (`streamThread: "worker"`) instead of the main thread (the default), or `both`
+ * to measure both side by side (the worker one reported as `kontroller-worker`).
  */
-const streamThread = process.env.KONTROLLER_BENCH_STREAM_THREAD === "main" ? "main" : "worker";
+const streamThreadSetting = process.env.KONTROLLER_BENCH_STREAM_THREAD;
 
 /**
  * kontroller's clients, one per server for the whole run, as a controller makes one client for
- * its life (an informer that starts is a new informer on that client). Its stream worker thread
- * and connections are made during the warm-up round. client-node's informers share undici's
+ * its life (an informer that starts is a new informer on that client). Its connections (and
+ * stream worker thread) are made during the warm-up round. client-node's informers share undici's
  * global dispatcher across rounds in the same way.
  */
 const clients = new Map<string, Client>();
@@ -50,14 +51,23 @@ export async function closePeers(): Promise<void> {
   clients.clear();
 }
 
-/** kontroller: a SharedInformer over a ResourceClient; synced = its handler saw the list. */
-export const kontrollerPeer: Peer = (url, namespace, handler) => {
-  let made = clients.get(url);
-  if (made === undefined) {
-    made = createClient({ url, streamThread });
-    clients.set(url, made);
-  }
-  const client = made;
+/**
+ * kontroller: a SharedInformer over a ResourceClient receiving its streams on `streamThread`;
+ * synced = its handler saw the list.
+ */
+const kontrollerPeer =
+  (streamThread: "main" | "worker"): Peer =>
+  (url, namespace, handler) => {
+    const key = `${streamThread} ${url}`;
+    let made = clients.get(key);
+    if (made === undefined) {
+      made = createClient({ url, streamThread });
+      clients.set(key, made);
+    }
+    return kontrollerInformer(made, namespace, handler);
+  };
+
+function kontrollerInformer(client: Client, namespace: string, handler: Handler): PeerInformer {
   const informer = new SharedInformer<ConfigMap>({
     listerWatcher: listerWatcherFor(client.resource(configMaps, { namespace })),
     useWatchList,
@@ -74,8 +84,8 @@ export const kontrollerPeer: Peer = (url, namespace, handler) => {
   let running: Promise<void> | undefined;
   return {
     async start() {
-      // As the Manager does before it starts informers: the stream worker is up (at once
-      // after the first round), so the sync is received on it.
+      // As the Manager does before it starts informers: a stream worker is up (at once after
+      // the first round), so the sync is received on it.
       await client.prepare();
       running = informer.run();
       await registration.waitForSync();
@@ -85,7 +95,7 @@ export const kontrollerPeer: Peer = (url, namespace, handler) => {
       await running;
     },
   };
-};
+}
 
 /**
  * @kubernetes/client-node 2.x: `makeInformer` with the generated `listNamespacedConfigMap` as
@@ -113,8 +123,15 @@ export const clientNodePeer: Peer = (url, namespace, handler) => {
   };
 };
 
-/** The peers by the `impl` names the benchmark reports. */
-export const peers: Record<string, Peer> = {
-  kontroller: kontrollerPeer,
-  "client-node": clientNodePeer,
-};
+/** The informers by the `impl` names the benchmark reports, kontroller's first. */
+export const peers: Record<string, Peer> =
+  streamThreadSetting === "both"
+    ? {
+        kontroller: kontrollerPeer("main"),
+        "kontroller-worker": kontrollerPeer("worker"),
+        "client-node": clientNodePeer,
+      }
+    : {
+        kontroller: kontrollerPeer(streamThreadSetting === "worker" ? "worker" : "main"),
+        "client-node": clientNodePeer,
+      };

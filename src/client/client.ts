@@ -50,7 +50,7 @@ export interface ClientOptions {
   /**
    * Where watch streams are received, with `url` or `kubeconfig` (see
    * `HttpTransportOptions.streamThread`).
-   * @default "worker"
+   * @default "main"
    */
   streamThread?: "worker" | "main";
 }
@@ -130,10 +130,10 @@ export class Client {
   }
 
   /**
-   * Readies the transport for streams (the HTTP transport's stream worker, see
-   * `HttpTransportOptions.streamThread`): watches opened once it resolves are received off the
-   * main thread. A controller calls it before starting its informers (the Manager does). Never
-   * rejects.
+   * Readies the transport for streams (with `streamThread: "worker"`, the HTTP transport's
+   * stream worker): watches opened once it resolves are received off the main thread. A
+   * controller calls it before starting its informers (the Manager does); with nothing to ready
+   * it resolves at once. Never rejects.
    */
   async prepare(): Promise<void> {
     await this.transport.prepare?.();

@@ -53,14 +53,18 @@ export interface HttpTransportOptions {
    */
   keepAliveTimeoutMs?: number;
   /**
-   * Where the bodies of streaming requests (watches, streaming lists) are received. `"worker"`:
-   * on a worker thread the transport starts at its first streaming request — one thread for
-   * all its streams, which keeps the process alive only while a stream is open on it. It hands
-   * the bytes over in large blocks, so the main thread only decodes them: about a fifth less of
-   * its time per event in a sync or a burst. Streams opened while the worker loads (the first
-   * one, say) are received on the main thread, and all of them are if the worker cannot start
-   * (a bundle without `stream-worker.js`). `"main"`: always on the main thread.
-   * @default "worker"
+   * Where the bodies of streaming requests (watches, streaming lists) are received. `"main"`:
+   * on the main thread, like every other request. `"worker"`: on a worker thread the transport
+   * starts at its first streaming request — one thread for all its streams, which keeps the
+   * process alive only while a stream is open on it. It hands the bytes over in blocks of at
+   * most 64 KiB, so the main thread only decodes them: about a third less of its CPU per event
+   * of a burst, which a busy main thread (reconciling) gets back where the process has a core
+   * to spare. Where it has none (a one-CPU pod; two cores shared with the API server), the
+   * worker competes with the main thread and syncs and bursts are no faster (see the README's
+   * benchmarks), hence the default. Streams opened while the worker loads (the first one, say)
+   * are received on the main thread, and all of them are if the worker cannot start (a bundle
+   * without `stream-worker.js`).
+   * @default "main"
    */
   streamThread?: "worker" | "main";
 }
@@ -107,7 +111,7 @@ export class HttpTransport implements Transport {
       headers: options.headers,
       headersTimeoutMs: ms("headersTimeoutMs", options.headersTimeoutMs ?? 60_000),
       bodyTimeoutMs: ms("bodyTimeoutMs", options.bodyTimeoutMs ?? 60_000),
-      streamThread: options.streamThread ?? "worker",
+      streamThread: options.streamThread ?? "main",
     };
     if (this.#options.streamThread !== "worker" && this.#options.streamThread !== "main") {
       throw new TypeError(

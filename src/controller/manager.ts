@@ -204,8 +204,8 @@ export class Manager {
     try {
       for (const c of this.#controllers) c.connect();
       await this.#startHealth();
-      // The informers' first syncs, the heaviest reads of a controller's life, then go through
-      // the client's stream worker instead of being received on this thread while it starts.
+      // With a stream worker (streamThread: "worker"), the informers' first syncs, the heaviest
+      // reads of a controller's life, then go through it instead of this thread.
       await this.client.prepare();
       this.factory.start(run.signal);
       try {

@@ -144,12 +144,18 @@ describe("HttpTransport: the stream worker", () => {
     );
   });
 
+  it("receives streams on the main thread unless asked to use a worker", async () => {
+    await using transport = new HttpTransport({ url: "http://127.0.0.1:1" });
+    await transport.prepare();
+    assert.equal(transport.streamsOnWorker, false);
+  });
+
   it("lets a process whose transport started its worker, and has no stream open, exit", async () => {
     const script = `
       import { HttpTransport } from "kontroller/client";
-      const transport = new HttpTransport({ url: "http://127.0.0.1:1" });
+      const transport = new HttpTransport({ url: "http://127.0.0.1:1", streamThread: "worker" });
       await transport.prepare();
-      console.log("prepared");`;
+      console.log(transport.streamsOnWorker ? "prepared" : "no worker");`;
     const { code, out } = await runChild(script, []);
     assert.equal(code, 0, out);
     assert.equal(out.trim(), "prepared");
@@ -167,8 +173,9 @@ describe("HttpTransport: the stream worker", () => {
     // after (nothing holds it).
     const script = `
       import { HttpTransport } from "kontroller/client";
-      const transport = new HttpTransport({ url: process.argv[1] });
+      const transport = new HttpTransport({ url: process.argv[1], streamThread: "worker" });
       await transport.prepare();
+      if (!transport.streamsOnWorker) throw new Error("no stream worker");
       const res = await transport.request({ method: "GET", path: "/", stream: true });
       let text = "";
       for await (const c of res.body) {

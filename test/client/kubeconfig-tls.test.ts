@@ -121,7 +121,10 @@ describe("createClient with a kubeconfig: TLS", () => {
       ),
     );
     // A loaded kubeconfig, so that the client's transport is the HttpTransport itself.
-    await using client = createClient({ kubeconfig: await loadKubeConfig(file) });
+    await using client = createClient({
+      kubeconfig: await loadKubeConfig(file),
+      streamThread: "worker",
+    });
     await client.prepare();
     assert.equal((client.transport as HttpTransport).streamsOnWorker, true);
     const res = await client.transport.request({
