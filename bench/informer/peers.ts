@@ -53,11 +53,10 @@ export async function closePeers(): Promise<void> {
 
 /**
  * kontroller: a SharedInformer over a ResourceClient receiving its streams on `streamThread`;
- * synced = its handler saw the list.
+ * synced = its handler saw the list. (Named, for the workloads' error messages.)
  */
-const kontrollerPeer =
-  (streamThread: "main" | "worker"): Peer =>
-  (url, namespace, handler) => {
+function kontrollerPeer(streamThread: "main" | "worker"): Peer {
+  const peer: Peer = (url, namespace, handler) => {
     const key = `${streamThread} ${url}`;
     let made = clients.get(key);
     if (made === undefined) {
@@ -66,7 +65,10 @@ const kontrollerPeer =
     }
     return kontrollerInformer(made, namespace, handler);
   };
+  return Object.defineProperty(peer, "name", { value: `kontroller (${streamThread} thread)` });
+}
 
+/** A kontroller informer on `client` with `handler` as its one event handler. */
 function kontrollerInformer(client: Client, namespace: string, handler: Handler): PeerInformer {
   const informer = new SharedInformer<ConfigMap>({
     listerWatcher: listerWatcherFor(client.resource(configMaps, { namespace })),
