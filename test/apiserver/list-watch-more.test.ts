@@ -1,6 +1,6 @@
 /**
  * List and watch semantics over HTTP beyond list-watch.test.ts: start points of watches
- * (future, "now" without initial events, legacy with the end bookmark), metadata-only watches,
+ * (future, "now" without initial events, legacy without the end bookmark), metadata-only watches,
  * paging metadata with selectors, and freshness waits that give up.
  */
 import assert from "node:assert/strict";
@@ -42,18 +42,24 @@ describe("API server over HTTP: watch start points and outputs", () => {
     w.close();
   });
 
-  it("ends a legacy watch's initial events with the annotated bookmark when bookmarks are allowed", async () => {
+  it("sends a legacy watch's initial events without the initial-events-end bookmark (only a streaming list has one), bookmarks allowed or not", async () => {
     const w = await watch(s.url, `${cms}?watch=1&allowWatchBookmarks=true&labelSelector=app%3Da`);
     const first = await w.next();
-    const bookmark = await w.next();
     assert.deepEqual([first.type, first.object.metadata.name], ["ADDED", "existing"]);
-    assert.equal(bookmark.type, "BOOKMARK");
-    assert.equal(bookmark.object.metadata.annotations["k8s.io/initial-events-end"], "true");
-    assert.ok(
-      Number(bookmark.object.metadata.resourceVersion) >=
-        Number(first.object.metadata.resourceVersion),
-    );
+    await call(s.url, "POST", cms, configMap("live", {}, { app: "a" }));
+    const next = await w.next();
+    assert.deepEqual([next.type, next.object.metadata.name], ["ADDED", "live"]);
     w.close();
+    const streaming = await watch(
+      s.url,
+      `${cms}?watch=1&allowWatchBookmarks=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&labelSelector=app%3Da`,
+    );
+    const items = [await streaming.next(), await streaming.next()];
+    assert.deepEqual(names(items.map((e) => e.object)).sort(), ["existing", "live"]);
+    const end = await streaming.next();
+    assert.equal(end.type, "BOOKMARK");
+    assert.equal(end.object.metadata.annotations["k8s.io/initial-events-end"], "true");
+    streaming.close();
   });
 
   it("sends PartialObjectMetadata events to a metadata-only watch", async () => {
