@@ -38,6 +38,7 @@ export {
 export type { EventHandler, HandlerRegistration, Notification } from "./processor-listener.ts";
 export { Reflector, type ReflectorOptions } from "./reflector.ts";
 export {
+  InitialEventsTimeoutError,
   isResourceVersionTooLarge,
   type ReflectorFailure,
   type ReflectorPhase,

@@ -6,7 +6,7 @@
 
 import { DecodeError, TransportError } from "../client/index.ts";
 import { ApiError } from "../core/index.ts";
-import { ShortWatchError, WatchIdleError } from "./reflector-errors.ts";
+import { InitialEventsTimeoutError, ShortWatchError, WatchIdleError } from "./reflector-errors.ts";
 
 /** A monotonic counter. */
 export interface CounterMetric {
@@ -71,6 +71,7 @@ export function failureReason(error: unknown): string {
   if (error instanceof DecodeError) return error.reason;
   if (error instanceof TransportError) return error.code;
   if (error instanceof WatchIdleError) return "Idle";
+  if (error instanceof InitialEventsTimeoutError) return "InitialEventsTimeout";
   if (error instanceof ShortWatchError) return "ShortWatch";
   return "Other";
 }

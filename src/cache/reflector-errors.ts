@@ -28,6 +28,25 @@ export interface ReflectorFailure {
   readonly delayMs: number;
 }
 
+/**
+ * A streaming list delivered nothing for `silentMs` and no initial-events-end bookmark. A server
+ * that does streaming lists sends that bookmark right after the initial events (kube within
+ * about a second); one that ignores `sendInitialEvents` (kube's own refuse it with 422 when they
+ * cannot) never does, and would hold the sync until the idle timeout, or for as long as events
+ * keep coming. The reflector lists instead.
+ */
+export class InitialEventsTimeoutError extends Error {
+  readonly silentMs: number;
+
+  constructor(silentMs: number) {
+    super(
+      `the streaming list was silent for ${silentMs} ms without its initial-events-end bookmark; listing instead`,
+    );
+    this.name = "InitialEventsTimeoutError";
+    this.silentMs = silentMs;
+  }
+}
+
 /** The watch delivered no event and no bookmark for `idleMs`: presumed dead and replaced. */
 export class WatchIdleError extends Error {
   readonly idleMs: number;

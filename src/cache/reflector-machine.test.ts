@@ -8,7 +8,7 @@ import {
   INITIAL_EVENTS_END_ANNOTATION,
   type WatchEvent,
 } from "../core/index.ts";
-import { ShortWatchError, WatchIdleError } from "./reflector-errors.ts";
+import { InitialEventsTimeoutError, ShortWatchError, WatchIdleError } from "./reflector-errors.ts";
 import { type Command, type Effect, ReflectorMachine } from "./reflector-machine.ts";
 
 interface Obj {
@@ -348,6 +348,20 @@ describe("ReflectorMachine: streaming list", () => {
     partial.watchEvents([added("a", "3")]);
     partial.watchEnded(undefined, true, 5);
     assert.equal(partial.watchListEnabled, true, "a list cut after some events is retried later");
+  });
+
+  it("given up waiting for the end bookmark, lists in that cycle; for good if events had come", () => {
+    const ignored = machine({ useWatchList: true });
+    ignored.start(0);
+    ignored.watchEvents([added("a", "3"), added("b", "4")]);
+    const step = ignored.watchEnded(new InitialEventsTimeoutError(30_000), true, 31_000);
+    assert.deepEqual(step.command, list("0", 500));
+    assert.deepEqual(failures(step.effects), [["watch-list", "fallback-to-list", 0]]);
+    assert.equal(ignored.watchListEnabled, false, "a server that sent a plain watch's state");
+    const silent = machine({ useWatchList: true });
+    silent.start(0);
+    silent.watchEnded(new InitialEventsTimeoutError(30_000), true, 30_000);
+    assert.equal(silent.watchListEnabled, true, "silent from the start: tried again next time");
   });
 
   it("retries the streaming list after backoff when refused or rate limited, with RV '' after 410", () => {

@@ -21,6 +21,7 @@ import {
   type WatchEvent,
 } from "../core/index.ts";
 import {
+  InitialEventsTimeoutError,
   isResourceVersionTooLarge,
   type ReflectorPhase,
   type ReflectorRecovery,
@@ -104,8 +105,9 @@ type AfterWait = "sync" | "watch";
  * Across phases: `#lastSyncRv` is the resourceVersion of the last list or event applied;
  * `#rvUnavailable` (after 410 or "too large") makes the next list a consistent read (RV "");
  * `#paginated` records that a list at RV "0" came back in pages, so relists keep paging;
- * `#watchListEnabled` turns off for good once the server refuses the streaming list, or closes
- * one cleanly without sending anything (not even the end bookmark every such list ends with).
+ * `#watchListEnabled` turns off for good once the server refuses the streaming list, closes
+ * one cleanly without sending anything (not even the end bookmark every such list ends with),
+ * or sends events and then nothing until the shell gives up waiting for that bookmark.
  */
 export class ReflectorMachine<T extends KubeObject> {
   readonly #config: MachineConfig;
@@ -252,6 +254,12 @@ export class ReflectorMachine<T extends KubeObject> {
       if (error === undefined && this.#watchEvents === 0) {
         // Closed cleanly without a single event: a server that does streaming lists always
         // sends at least the end bookmark, so this one does not really; page from now on.
+        this.#watchListEnabled = false;
+      }
+      if (error instanceof InitialEventsTimeoutError && this.#watchEvents > 0) {
+        // Events, then silence without the end bookmark: a server that took the request for a
+        // plain watch (its current state as ADDED events) and will never end the initial
+        // events; page from now on. (Silent from the start, it may just be slow: list once.)
         this.#watchListEnabled = false;
       }
       const why =

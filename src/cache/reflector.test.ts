@@ -74,6 +74,83 @@ function reflector(lw: ListerWatcher<Cm>, extra: Partial<ReflectorOptions<Cm>> =
   };
 }
 
+/**
+ * A server that takes a streaming list for a plain watch: it sends its state as ADDED events
+ * (none if `state` is false) and never the end bookmark. Its first plain watch fails with 410,
+ * so that the reflector has to sync again; later ones stay open. Records each call.
+ */
+function ignoresSendInitialEvents(state: boolean) {
+  const calls: string[] = [];
+  let plainWatches = 0;
+  const hang = (signal: AbortSignal) =>
+    new Promise<never>((_, reject) =>
+      signal.addEventListener("abort", () => reject(signal.reason), { once: true }),
+    );
+  const lw: ListerWatcher<Cm> = {
+    list: async () => {
+      calls.push("list");
+      return { items: [cm("a", "2")], resourceVersion: "2" };
+    },
+    watch: async (call) => {
+      calls.push(call.sendInitialEvents ? "watch-list" : "watch");
+      if (!call.sendInitialEvents && plainWatches++ === 0) throw errors.expired("too old");
+      return {
+        async *[Symbol.asyncIterator]() {
+          if (call.sendInitialEvents && state) yield [{ type: "ADDED", object: cm("a", "2") }];
+          await hang(call.signal);
+        },
+      };
+    },
+  };
+  return { lw, calls };
+}
+
+describe("Reflector: a streaming list that never ends", () => {
+  it("is given up after 30 s of silence; a server that sent its state as a plain watch gets paged lists from then on", async () => {
+    const server = ignoresSendInitialEvents(true);
+    const reported: string[] = [];
+    const r = reflector(server.lw, {
+      onWatchError: (f) =>
+        void reported.push(`${f.phase} ${(f.error as Error).name} ${f.recovery}`),
+    });
+    await until(() => server.calls.length === 1, "the streaming list");
+    await r.clock.advanceAsync(29_999);
+    assert.deepEqual(server.calls, ["watch-list"]);
+    assert.equal(r.queue.size, 0, "nothing replaced before the end");
+    await r.clock.advanceAsync(1);
+    await until(() => server.calls.length === 3, "the list and watch that follow");
+    assert.equal(r.queue.size, 1, "the list's replace");
+    // The watch fails with 410: the sync that follows is a list, not another streaming list.
+    assert.deepEqual(reported, [
+      "watch-list InitialEventsTimeoutError fallback-to-list",
+      "watch ApiError relist",
+    ]);
+    await r.clock.advanceAsync(30_000);
+    await until(() => server.calls.length === 5, "the second sync");
+    assert.deepEqual(server.calls, ["watch-list", "list", "watch", "list", "watch"]);
+    await r.stop();
+  });
+
+  it("is given up after 30 s without a single event, and tried again at the next sync", async () => {
+    const server = ignoresSendInitialEvents(false);
+    const r = reflector(server.lw, { onWatchError: () => {} });
+    await until(() => server.calls.length === 1, "the streaming list");
+    await r.clock.advanceAsync(30_000);
+    await until(() => server.calls.length === 3, "the list and watch that follow");
+    await r.clock.advanceAsync(30_000);
+    await until(() => server.calls.length === 4, "the second sync");
+    assert.deepEqual(server.calls, ["watch-list", "list", "watch", "watch-list"]);
+    await r.stop();
+  });
+
+  it("refuses an initialEventsTimeoutMs that is not a positive number", () => {
+    assert.throws(
+      () => reflector(new FakeListerWatcher<Cm>(), { initialEventsTimeoutMs: 0 }),
+      /initialEventsTimeoutMs/,
+    );
+  });
+});
+
 describe("Reflector: reports", () => {
   it("without onWatchError, logs each failure (410 quietly, bad input as a warning with the bytes cut) and counts it by phase and reason", async () => {
     const lw = new FakeListerWatcher<Cm>();
@@ -148,7 +225,12 @@ describe("Reflector: reports", () => {
       },
     };
     const { logged, logger } = recorders();
-    const r = reflector(silent, { logger, watchIdleTimeoutMs: 35_000, onWatchError: () => {} });
+    const r = reflector(silent, {
+      logger,
+      watchIdleTimeoutMs: 35_000,
+      initialEventsTimeoutMs: 60_000,
+      onWatchError: () => {},
+    });
     await until(() => watches === 1, "the streaming list");
     await r.clock.advanceAsync(9_999);
     assert.equal(logged.length, 0);

@@ -17,7 +17,7 @@ import type { ListerWatcher } from "./lister-watcher.ts";
 import { type Logger, stderrLogger } from "./logger.ts";
 import { failureReason, type InformerMetrics, noopInformerMetrics } from "./metrics.ts";
 import type { ReflectorFailure } from "./reflector-errors.ts";
-import { WatchIdleError } from "./reflector-errors.ts";
+import { InitialEventsTimeoutError, WatchIdleError } from "./reflector-errors.ts";
 import {
   type Command,
   type Effect,
@@ -64,6 +64,14 @@ export interface ReflectorOptions<T extends KubeObject> {
    */
   watchIdleTimeoutMs?: number;
   /**
+   * A streaming list that delivers nothing for this long without its initial-events-end
+   * bookmark is given up: the reflector lists instead (and, if the list had sent events, pages
+   * from then on: that server ignores `sendInitialEvents`). kube sends the bookmark about a
+   * second after the initial events; the stream warns every 10 s of silence before this.
+   * @default 30000
+   */
+  initialEventsTimeoutMs?: number;
+  /**
    * A watch that closes sooner than this without any event counts as a failure (backoff, then
    * relist), so a proxy that closes every stream at once causes no hot loop.
    * @default 1000
@@ -96,6 +104,7 @@ export class Reflector<T extends KubeObject> {
   readonly #queue: DeltaFIFO<T>;
   readonly #clock: Clock;
   readonly #idleMs: number;
+  readonly #initialEventsMs: number;
   readonly #machine: ReflectorMachine<T>;
   readonly #onWatchError: ((f: ReflectorFailure) => void) | undefined;
   readonly #metrics: InformerMetrics;
@@ -111,6 +120,12 @@ export class Reflector<T extends KubeObject> {
     this.#idleMs = checkNumber(owner, "watchIdleTimeoutMs", options.watchIdleTimeoutMs ?? 90_000, {
       above: 0,
     });
+    this.#initialEventsMs = checkNumber(
+      owner,
+      "initialEventsTimeoutMs",
+      options.initialEventsTimeoutMs ?? 30_000,
+      { above: 0 },
+    );
     this.#onWatchError = options.onWatchError;
     this.#metrics = options.metrics ?? noopInformerMetrics;
     this.#logger = options.logger ?? stderrLogger;
@@ -191,7 +206,12 @@ export class Reflector<T extends KubeObject> {
   async #watch(request: WatchRequest, signal: AbortSignal): Promise<Command | undefined> {
     const stop = new AbortController();
     const watchSignal = AbortSignal.any([signal, stop.signal]);
-    let idle: WatchIdleError | undefined;
+    // Why the shell stopped the watch itself, if it did.
+    let stopped: WatchIdleError | InitialEventsTimeoutError | undefined;
+    const stopWith = (error: WatchIdleError | InitialEventsTimeoutError) => {
+      stopped = error;
+      stop.abort(error);
+    };
     // One timer per watch, not one per batch: each batch only records when it came; the timer,
     // when due, declares the watch idle or re-arms itself for the rest of the window.
     let lastActivity = this.#clock.now();
@@ -202,12 +222,14 @@ export class Reflector<T extends KubeObject> {
         cancelIdle = this.#clock.setTimer(left, check);
         return;
       }
-      idle = new WatchIdleError(this.#idleMs);
-      stop.abort(idle);
+      stopWith(new WatchIdleError(this.#idleMs));
     };
     cancelIdle = this.#clock.setTimer(this.#idleMs, check);
-    const cancelWarn = request.sendInitialEvents
-      ? this.#warnWhileWaitingForBookmark(() => lastActivity)
+    const cancelWait = request.sendInitialEvents
+      ? this.#awaitEndBookmark(
+          () => lastActivity,
+          (silentMs) => stopWith(new InitialEventsTimeoutError(silentMs)),
+        )
       : () => {};
     let opened = false;
     let ended: { error: unknown } | undefined;
@@ -223,10 +245,10 @@ export class Reflector<T extends KubeObject> {
       }
       ended = { error: undefined };
     } catch (err) {
-      ended = { error: idle ?? err };
+      ended = { error: stopped ?? err };
     } finally {
       cancelIdle();
-      cancelWarn();
+      cancelWait();
       stop.abort();
     }
     if (signal.aborted) return undefined;
@@ -236,27 +258,40 @@ export class Reflector<T extends KubeObject> {
   }
 
   /**
-   * While a streaming list waits for its initial-events-end bookmark, warns every
-   * {@link BOOKMARK_WAIT_WARN_MS} in which nothing arrived (client-go's ticker), so that a
-   * server that never ends the initial events is visible before the idle timeout. Returns the
-   * cancel.
+   * While a streaming list waits for its initial-events-end bookmark: warns every
+   * {@link BOOKMARK_WAIT_WARN_MS} in which nothing arrived (client-go's ticker), so that a server
+   * that never ends the initial events is visible, and calls `giveUp` once nothing has arrived
+   * for `initialEventsTimeoutMs`. Stops when the bookmark came (the machine left
+   * `watch-listing`). Returns the cancel.
    */
-  #warnWhileWaitingForBookmark(lastActivity: () => number): () => void {
+  #awaitEndBookmark(lastActivity: () => number, giveUp: (silentMs: number) => void): () => void {
     const started = this.#clock.now();
+    let nextWarn = started + BOOKMARK_WAIT_WARN_MS;
     let cancel: () => void;
+    const arm = () => {
+      const due = Math.min(nextWarn, lastActivity() + this.#initialEventsMs);
+      cancel = this.#clock.setTimer(Math.max(0, due - this.#clock.now()), tick);
+    };
     const tick = () => {
       if (this.#machine.phase !== "watch-listing") return;
       const now = this.#clock.now();
       const silentMs = now - lastActivity();
-      if (silentMs >= BOOKMARK_WAIT_WARN_MS) {
-        this.#logger.warn(
-          { reflector: this.name, waitingMs: now - started, silentMs },
-          "the streaming list has not sent its initial-events-end bookmark yet",
-        );
+      if (silentMs >= this.#initialEventsMs) {
+        giveUp(silentMs);
+        return;
       }
-      cancel = this.#clock.setTimer(BOOKMARK_WAIT_WARN_MS, tick);
+      if (now >= nextWarn) {
+        if (silentMs >= BOOKMARK_WAIT_WARN_MS) {
+          this.#logger.warn(
+            { reflector: this.name, waitingMs: now - started, silentMs },
+            "the streaming list has not sent its initial-events-end bookmark yet",
+          );
+        }
+        nextWarn = now + BOOKMARK_WAIT_WARN_MS;
+      }
+      arm();
     };
-    cancel = this.#clock.setTimer(BOOKMARK_WAIT_WARN_MS, tick);
+    arm();
     return () => cancel();
   }
 

@@ -73,6 +73,7 @@ export class FaultProxy implements AsyncDisposable {
   /** Callers of {@link whenHeld}, each with the line count it waits for. */
   #heldWaiters: { lines: number; resolve: () => void }[] = [];
   #endWatchListAfter: number | undefined;
+  #ignoreWatchLists = false;
   #server: Server;
   #port: number;
   #closed = false;
@@ -177,6 +178,16 @@ export class FaultProxy implements AsyncDisposable {
     this.#endWatchListAfter = lines;
   }
 
+  /**
+   * Plays a server that ignores streaming lists, as servers that do not know them do: the
+   * `sendInitialEvents` and `resourceVersionMatch` parameters are dropped from watches, which the
+   * server then serves as plain watches (the current state as ADDED events, then changes;
+   * never an initial-events-end bookmark). Until {@link heal}.
+   */
+  ignoreWatchLists(on = true): void {
+    this.#ignoreWatchLists = on;
+  }
+
   /** Answers matching requests with an error (or any status and body) instead of forwarding. */
   failRequests(rule: FailRule): void {
     this.#fail.push({ rule, left: rule.count ?? Number.POSITIVE_INFINITY });
@@ -192,6 +203,7 @@ export class FaultProxy implements AsyncDisposable {
     this.#fail = [];
     this.#delay = [];
     this.#endWatchListAfter = undefined;
+    this.#ignoreWatchLists = false;
     this.resumeWatches();
   }
 
@@ -256,13 +268,20 @@ export class FaultProxy implements AsyncDisposable {
   #forward(req: IncomingMessage, res: ServerResponse, seen: ProxiedRequest, body: Buffer): void {
     const headers = { ...req.headers, host: this.#target.host };
     delete headers.connection;
+    let path = req.url;
+    if (this.#ignoreWatchLists && seen.watchList) {
+      const url = new URL(req.url ?? "/", "http://proxy");
+      url.searchParams.delete("sendInitialEvents");
+      url.searchParams.delete("resourceVersionMatch");
+      path = url.pathname + url.search;
+    }
     const up = httpRequest(
       {
         protocol: this.#target.protocol,
         hostname: this.#target.hostname,
         port: this.#target.port,
         method: req.method,
-        path: req.url,
+        path,
         headers,
         agent: seen.watch ? false : this.#agent,
       },

@@ -224,6 +224,37 @@ describe("relist faults", () => {
     assert.equal(rig.failures[0]!.recovery, "fallback-to-list");
   });
 
+  it("a server that ignores streaming lists (a plain watch, no end bookmark): after 30 s of silence the informer lists, and pages from then on", async () => {
+    await using rig = await startRig();
+    for (const n of ["a", "b", "c"]) await rig.writer.create(cm(n));
+    rig.proxy.ignoreWatchLists();
+    const started = rig.start();
+    let synced = false;
+    void started.then(() => {
+      synced = true;
+    });
+    await until(() => rig.proxy.openWatches === 1, "the streaming list, served as a plain watch");
+    await rig.clock.advanceAsync(29_000);
+    assert.equal(synced, false, "no sync before the end bookmark that never comes");
+    assert.equal(rig.informer.store.size, 0, "nothing cached from an unfinished streaming list");
+    await rig.clock.advanceAsync(1_000);
+    await started;
+    await rig.converged();
+    assert.deepEqual(
+      rig.failures.map((f) => [f.phase, (f.error as Error).name, f.recovery]),
+      [["watch-list", "InitialEventsTimeoutError", "fallback-to-list"]],
+    );
+    // The next sync, after a 410, is a list: the informer no longer asks this server to stream.
+    rig.proxy.failRequests({ status: 410, count: 1, match: (r) => r.watch });
+    await rig.writer.create(cm("d"));
+    rig.proxy.cutWatches("end");
+    await until(() => rig.failures.length === 2, "the 410");
+    await rig.backoff();
+    await rig.converged();
+    assert.equal(rig.proxy.requests.filter((r) => r.watchList).length, 1);
+    assert.equal(rig.proxy.requests.filter((r) => !r.watch).length, 2, "two lists");
+  });
+
   it("a relist answered with something that is not a list (one object, a Table) is reported and retried; it never empties the cache", async () => {
     await using rig = await startRig({ informer: { useWatchList: false } });
     for (const n of ["a", "b"]) await rig.writer.create(cm(n));
