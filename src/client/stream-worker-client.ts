@@ -50,10 +50,10 @@ type State = "none" | "starting" | "ready" | "unavailable";
  *
  * Invariants: `#open` holds every request the worker may still send messages for, and a ready
  * worker is referenced (keeps the process alive) exactly while it is not empty, as the sockets
- * of those requests would on the main thread (a starting one is, until it is ready or failed); a request leaves `#open` when it ends, fails, is
- * aborted or discarded, and the worker is told to drop it unless it ended there. A running
- * worker that fails or exits fails every open request with a `TransportError` (code
- * `ERR_STREAM_WORKER`); the next request starts a new one.
+ * of those requests would on the main thread (a starting one is, until it is ready or failed).
+ * A request leaves `#open` when it ends, fails, is aborted or discarded, and the worker is told
+ * to drop it unless it ended there. A running worker that fails or exits fails every open
+ * request with a `TransportError` (code `ERR_STREAM_WORKER`); the next request starts a new one.
  */
 export class StreamWorkerClient {
   readonly #config: StreamWorkerConfig;
