@@ -422,10 +422,10 @@ async function serveWatch(
       ...(startRv === undefined ? {} : { startRv }),
       initialEvents,
       allowBookmarks: params.allowWatchBookmarks,
-      // Only a streaming list asked for with sendInitialEvents=true ends its initial events with
-      // the bookmark (as kube): a plain watch's synthetic ADDED events (rv "" or "0") do not.
-      initialEventsEndBookmark:
-        params.allowWatchBookmarks && startRv === undefined && params.sendInitialEvents === true,
+      // Only a streaming list asked for with sendInitialEvents=true (which never has a startRv)
+      // ends its initial events with the bookmark, as kube: a plain watch's synthetic ADDED
+      // events (rv "" or "0") do not.
+      initialEventsEndBookmark: params.allowWatchBookmarks && params.sendInitialEvents === true,
       deadline: watchDeadline(ctx.clock, timeout, ctx.minRequestTimeoutSeconds),
     });
     await streamWatch(req, res, watcher);
