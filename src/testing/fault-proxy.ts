@@ -270,10 +270,11 @@ export class FaultProxy implements AsyncDisposable {
     delete headers.connection;
     let path = req.url;
     if (this.#ignoreWatchLists && seen.watchList) {
-      const url = new URL(req.url ?? "/", "http://proxy");
-      url.searchParams.delete("sendInitialEvents");
-      url.searchParams.delete("resourceVersionMatch");
-      path = url.pathname + url.search;
+      // A copy: `seen` stays the request as the client sent it.
+      const query = new URLSearchParams(seen.query);
+      query.delete("sendInitialEvents");
+      query.delete("resourceVersionMatch");
+      path = `${seen.path}?${query}`;
     }
     const up = httpRequest(
       {
