@@ -86,8 +86,8 @@ function kontrollerInformer(client: Client, namespace: string, handler: Handler)
   let running: Promise<void> | undefined;
   return {
     async start() {
-      // As the Manager does before it starts informers: a stream worker is up (at once after
-      // the first round), so the sync is received on it.
+      // As the Manager does before it starts informers: with streamThread "worker", the stream
+      // worker is then up (at once after the first round) and the sync is received on it.
       await client.prepare();
       running = informer.run();
       await registration.waitForSync();
@@ -126,14 +126,9 @@ export const clientNodePeer: Peer = (url, namespace, handler) => {
 };
 
 /** The informers by the `impl` names the benchmark reports, kontroller's first. */
-export const peers: Record<string, Peer> =
-  streamThreadSetting === "both"
-    ? {
-        kontroller: kontrollerPeer("main"),
-        "kontroller-worker": kontrollerPeer("worker"),
-        "client-node": clientNodePeer,
-      }
-    : {
-        kontroller: kontrollerPeer(streamThreadSetting === "worker" ? "worker" : "main"),
-        "client-node": clientNodePeer,
-      };
+export const peers: Record<string, Peer> = {
+  ...(streamThreadSetting === "both"
+    ? { kontroller: kontrollerPeer("main"), "kontroller-worker": kontrollerPeer("worker") }
+    : { kontroller: kontrollerPeer(streamThreadSetting === "worker" ? "worker" : "main") }),
+  "client-node": clientNodePeer,
+};
