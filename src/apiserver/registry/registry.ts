@@ -149,6 +149,9 @@ interface BuiltinSpec {
   storageApiVersion?: string;
 }
 
+/** Where namespaces are stored. */
+const NAMESPACES_PREFIX = "/registry/namespaces/";
+
 /**
  * Every resource the server serves, by group, version and plural: the built-in kinds from the
  * start, custom resources as their CRDs are established. One watch cache per storage prefix,
@@ -163,6 +166,8 @@ export class Registry {
   readonly #o: RegistryOptions;
   readonly #served = new Map<string, ServedResource>();
   readonly #caches = new Map<string, WatchCache>();
+  /** Namespaces this server deleted, by the revision of that write, until the cache saw it. */
+  readonly #namespaceDeletions = new Map<string, number>();
   #started = false;
 
   constructor(options: RegistryOptions) {
@@ -281,6 +286,9 @@ export class Registry {
       clock: this.clock,
       encoder: extra.encoder,
       admitNamespace: (ns, gr, name) => this.admitNamespace(ns, gr, name),
+      ...(prefix === NAMESPACES_PREFIX
+        ? { onDeletionWritten: (name: string, rv: number) => this.#noteNamespaceDeletion(name, rv) }
+        : {}),
       ...(extra.fromStorage ? { fromStorage: extra.fromStorage } : {}),
       ...(extra.toStorage ? { toStorage: extra.toStorage } : {}),
       ...(extra.storageApiVersion ? { storageApiVersion: extra.storageApiVersion } : {}),
@@ -348,11 +356,17 @@ export class Registry {
    */
   async admitNamespace(namespace: string, gr: GroupResource, name: string): Promise<void> {
     // Like kube's lifecycle admission, read the namespace from the cache; fall back to storage
-    // when the cache has not seen it yet (a namespace created an instant ago).
-    const key = `/registry/namespaces/${namespace}`;
-    let ns = this.#caches.get("/registry/namespaces/")?.get(key)?.object as
-      | (KubeObject & { status?: { phase?: string } })
-      | undefined;
+    // when the cache has not seen it yet (a namespace created an instant ago), and — as kube's
+    // live lookup of namespaces it saw deleted — while the cache has not yet seen this server's
+    // deletion of it (with etcd, the cache hears of a write after the writer's response).
+    const key = `${NAMESPACES_PREFIX}${namespace}`;
+    const cache = this.#caches.get(NAMESPACES_PREFIX);
+    const deletion = this.#namespaceDeletions.get(namespace);
+    let ns: (KubeObject & { status?: { phase?: string } }) | undefined;
+    if (deletion === undefined || (cache !== undefined && cache.resourceVersion >= deletion)) {
+      if (deletion !== undefined) this.#namespaceDeletions.delete(namespace);
+      ns = cache?.get(key)?.object;
+    }
     if (ns === undefined) {
       const kv = await this.storage.get(key);
       if (kv === undefined) throw errors.notFound({ group: "", resource: "namespaces" }, namespace);
@@ -372,6 +386,18 @@ export class Registry {
         ],
       );
     }
+  }
+
+  /**
+   * Notes that this server wrote the deletion of `namespace` (marked Terminating, or removed)
+   * at `rv`: {@link admitNamespace} reads it from storage until the cache has caught up. Entries
+   * the cache has caught up with are dropped here too, so the map holds only deletions in flight.
+   */
+  #noteNamespaceDeletion(namespace: string, rv: number): void {
+    const seen = this.#caches.get(NAMESPACES_PREFIX)?.resourceVersion ?? 0;
+    for (const [name, at] of this.#namespaceDeletions)
+      if (at <= seen) this.#namespaceDeletions.delete(name);
+    this.#namespaceDeletions.set(namespace, rv);
   }
 
   /** Closes every watch cache. Idempotent. */
@@ -397,7 +423,7 @@ function builtinSpecs(): BuiltinSpec[] {
     {
       def: namespaces,
       strategy: namespaceStrategy,
-      prefix: "/registry/namespaces/",
+      prefix: NAMESPACES_PREFIX,
       subresources: ["status", "finalize"],
       verbs: ALL_VERBS.filter((v) => v !== "deletecollection"),
     },

@@ -39,6 +39,11 @@ export interface StoreOptions {
   readonly storageApiVersion?: string;
   /** Admission for writes into a namespace (existence, Terminating). */
   readonly admitNamespace?: (namespace: string, gr: GroupResource, name: string) => Promise<void>;
+  /**
+   * Called once a DELETE has written its effect to storage — the object marked for deletion or
+   * gone — with the revision of that write.
+   */
+  readonly onDeletionWritten?: (name: string, revision: number) => void;
   /** Extra validation (a custom resource's schema), run after the strategy's. */
   readonly validate?: (object: KubeObject) => StatusCause[];
   /**
@@ -451,6 +456,7 @@ export class Store {
         try {
           const written = await this.#o.storage.update(key, encoded, kv.modRevision);
           m.resourceVersion = String(written.modRevision);
+          this.#o.onDeletionWritten?.(name, written.modRevision);
           return { object: this.#out(marked), deleted: false };
         } catch (err) {
           if (isStorageError(err, "Conflict") && attempt < MAX_UPDATE_ATTEMPTS) continue;
@@ -461,6 +467,7 @@ export class Store {
       try {
         const { revision } = await this.#o.storage.delete(key, kv.modRevision);
         meta.resourceVersion = String(revision);
+        this.#o.onDeletionWritten?.(name, revision);
         return { object: this.#out(stored), deleted: true };
       } catch (err) {
         if (
