@@ -271,3 +271,52 @@ describe("CacheWatcher backlog", () => {
     );
   });
 });
+
+describe("CacheWatcher live events", () => {
+  const nextTurn = () => new Promise<"next turn">((r) => setImmediate(() => r("next turn")));
+
+  it("hands a lone event to a waiting writer in the same turn of the event loop", async () => {
+    const ev = eventLog();
+    const t = watcher({});
+    const out = writer(t.w);
+    const batch = out.batch(); // the writer waits for lines
+    const turn = nextTurn(); // queued before the delivery: a handover on the next turn comes after it
+    t.w.deliver(ev("lone", 1));
+    assert.deepEqual(await Promise.race([batch.then((b) => show(b!)), turn]), ["ADDED lone@1"]);
+  });
+
+  it("sends what is queued in one go together, and the rest of the turn's on the next turn, without closing as slow", async () => {
+    const ev = eventLog();
+    const t = watcher({ maxPending: 3 });
+    const out = writer(t.w);
+    const first = out.batch();
+    for (let rv = 1; rv <= 3; rv++) t.w.deliver(ev(`b${rv}`, rv));
+    assert.deepEqual(show((await first)!), ["ADDED b1@1", "ADDED b2@2", "ADDED b3@3"]);
+    // Still the same turn: the writer, handed the first three, is not back yet.
+    for (let rv = 4; rv <= 8; rv++) t.w.deliver(ev(`b${rv}`, rv));
+    assert.equal(t.w.pending, 5, "more than maxPending");
+    assert.equal(t.w.closeReason, undefined);
+    assert.equal((await out.batch())!.length, 5);
+    // Back and waiting, in the same turn: what comes now waits for the next turn, together.
+    const turn = nextTurn();
+    const third = out.batch();
+    for (let rv = 9; rv <= 12; rv++) t.w.deliver(ev(`b${rv}`, rv));
+    assert.equal(t.w.closeReason, undefined);
+    assert.equal(await Promise.race([third, turn]), "next turn", "not before the next turn");
+    assert.equal((await third)!.length, 4);
+  });
+
+  it("bounds what waits for a writer still busy on a later turn", async () => {
+    const ev = eventLog();
+    const t = watcher({ maxPending: 3 });
+    const out = writer(t.w);
+    const first = out.batch();
+    t.w.deliver(ev("a", 1));
+    await first; // handed over; the writer does not come back for more
+    await nextTurn();
+    for (let rv = 2; rv <= 4; rv++) t.w.deliver(ev(`q${rv}`, rv));
+    assert.equal(t.w.closeReason, undefined);
+    t.w.deliver(ev("one-too-many", 5));
+    assert.equal(t.w.closeReason, "slow");
+  });
+});

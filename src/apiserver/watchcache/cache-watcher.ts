@@ -99,6 +99,8 @@ export class CacheWatcher implements AsyncIterable<Buffer[]> {
   #cancelBookmark: CancelTimer | undefined;
   #cancelDeadline: CancelTimer | undefined;
   #wakeScheduled = false;
+  /** A handover went by microtask in this turn of the event loop (cleared on the next turn). */
+  #handedThisTurn = false;
   readonly #closedWaiters: ((reason: WatchCloseReason) => void)[] = [];
 
   constructor(options: CacheWatcherOptions) {
@@ -240,9 +242,14 @@ export class CacheWatcher implements AsyncIterable<Buffer[]> {
 
   #push(line: Queued): void {
     if (this.#closed !== undefined) return;
-    // The bound applies while the writer is busy (with the backlog, or its socket full): lines
-    // queued for a writer that is waiting for them are handed over within this turn of the loop.
-    if (this.#waiter === undefined && this.#pending.length >= this.#o.maxPending) {
+    // The bound applies while the writer is busy (with the backlog, or its socket full): not
+    // while it waits for lines, nor in the turn of the event loop in which it was handed some
+    // (it is writing them; what is queued meanwhile goes to it together on the next turn).
+    if (
+      this.#waiter === undefined &&
+      !this.#handedThisTurn &&
+      this.#pending.length >= this.#o.maxPending
+    ) {
       this.close("slow");
       return;
     }
@@ -259,9 +266,14 @@ export class CacheWatcher implements AsyncIterable<Buffer[]> {
   }
 
   /**
-   * Hands the queued lines to a waiting writer. New lines are handed over on the next turn of
-   * the event loop (not at once), so that a burst of events reaches the socket as one write
-   * instead of one write per event; closing hands over at once.
+   * Hands the queued lines to a waiting writer. The first handover of a turn of the event loop
+   * happens as soon as the code that queued them is done (a microtask): a lone event reaches the
+   * socket in the same turn as the write that caused it — with the write's response, so that
+   * nothing the server does next (other requests, a collection) comes between the two. Lines
+   * queued after that in the same turn wait for the next turn (`setImmediate`) and go together,
+   * so that a burst of events reaches the socket in a few writes instead of one per event (kube's
+   * watch server likewise writes an event at once and flushes only when no other one waits).
+   * Closing hands over at once.
    */
   #wake(): void {
     if (this.#waiter === undefined || this.#wakeScheduled) return;
@@ -270,9 +282,20 @@ export class CacheWatcher implements AsyncIterable<Buffer[]> {
       return;
     }
     this.#wakeScheduled = true;
-    setImmediate(() => {
+    if (this.#handedThisTurn) {
+      setImmediate(() => {
+        this.#wakeScheduled = false;
+        this.#handOver();
+      });
+      return;
+    }
+    this.#handedThisTurn = true;
+    queueMicrotask(() => {
       this.#wakeScheduled = false;
       this.#handOver();
+    });
+    setImmediate(() => {
+      this.#handedThisTurn = false;
     });
   }
 

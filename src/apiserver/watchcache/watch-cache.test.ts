@@ -76,6 +76,11 @@ function linesOf(batch: Buffer[]): string[] {
   return Buffer.concat(batch).toString().split("\n").slice(0, -1);
 }
 
+/** The names of the objects in a batch's lines. */
+function namesIn(batch: Buffer[]): string[] {
+  return linesOf(batch).map((l) => JSON.parse(l).object.metadata.name);
+}
+
 /** Takes the lines a watcher has queued so far, parsed. */
 async function take(w: CacheWatcher, count: number) {
   const out: { type: string; object: KubeObject & { code?: number; reason?: string } }[] = [];
@@ -283,7 +288,13 @@ describe("WatchCache", () => {
     const first = it.next(); // the writer waits for lines
     for (let i = 0; i < 10; i++) await t.put("ns", `burst${i}`);
     const { value } = await first;
-    assert.equal(value?.length, 10, "the burst arrives as one batch");
+    assert.deepEqual(namesIn(value ?? []), ["burst0"], "the first event goes at once");
+    const rest = await it.next();
+    assert.deepEqual(
+      namesIn(rest.value ?? []),
+      Array.from({ length: 9 }, (_, i) => `burst${i + 1}`),
+      "the rest of the burst arrives as one batch on the next turn",
+    );
     assert.equal(w.closeReason, undefined);
     w.close("client");
   });
