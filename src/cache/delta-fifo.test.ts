@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { getEventListeners } from "node:events";
 import { describe, it } from "node:test";
 import type { KubeObject, WatchEvent } from "../core/index.ts";
 import { DeltaFIFO, FifoClosedError, TransformOutputError } from "./delta-fifo.ts";
@@ -111,5 +112,43 @@ describe("DeltaFIFO", () => {
     await assert.rejects(q.pop(10), FifoClosedError);
     q.pushEvents([ev("ADDED", "c", "3")]);
     assert.equal(q.size, 0, "a closed queue takes nothing");
+  });
+
+  it("keeps one abort listener on the signal pop is given, moves it to a new one, and drops it when closed", async () => {
+    const q = new DeltaFIFO();
+    const a = new AbortController();
+    for (let i = 0; i < 5; i++) {
+      const waiting = q.pop(10, a.signal);
+      q.pushEvents([ev("ADDED", `o${i}`, String(i + 1))]);
+      assert.equal((await waiting).length, 1);
+    }
+    assert.equal(getEventListeners(a.signal, "abort").length, 1, "one listener for five waits");
+
+    const b = new AbortController();
+    const onB = q.pop(10, b.signal);
+    assert.equal(getEventListeners(a.signal, "abort").length, 0);
+    assert.equal(getEventListeners(b.signal, "abort").length, 1);
+    a.abort(new Error("the old signal"));
+    q.pushEvents([ev("ADDED", "x", "9")]);
+    assert.equal(
+      (await onB).length,
+      1,
+      "the old signal's abort does not reach a pop waiting with another",
+    );
+
+    const c = new AbortController();
+    const woken = q.pop(10, c.signal);
+    q.pushEvents([ev("ADDED", "y", "10")]);
+    await woken;
+    const unsignalled = q.pop(10);
+    c.abort(new Error("after its pop returned"));
+    q.pushEvents([ev("ADDED", "z", "11")]);
+    assert.equal((await unsignalled).length, 1, "a pop without a signal is not rejected");
+
+    const d = new AbortController();
+    const last = q.pop(10, d.signal);
+    q.close();
+    await assert.rejects(last, FifoClosedError);
+    assert.equal(getEventListeners(d.signal, "abort").length, 0, "closing drops the listener");
   });
 });

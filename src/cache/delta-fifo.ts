@@ -59,12 +59,23 @@ export class FifoClosedError extends Error {
  * `REPLACED` entry, so the consumer can swap the cache at once and never shows a half-applied
  * relist. One consumer at a time.
  *
- * Invariant: `#waiter` is set only while the queue is empty and a `pop` is waiting.
+ * Invariant: `#waiter` (with `#reject` and `#waitSignal`) is set only while the queue is empty
+ * and a `pop` is waiting.
  */
 export class DeltaFIFO<T extends KubeObject> {
   #queue = new RingBuffer<Delta<T>>();
   readonly #transform: ((obj: T) => T) | undefined;
   #waiter: (() => void) | undefined;
+  /** Rejects the waiting `pop` (set with `#waiter`). */
+  #reject: ((reason: unknown) => void) | undefined;
+  /** The signal the waiting `pop` was given (set with `#waiter`). */
+  #waitSignal: AbortSignal | undefined;
+  /**
+   * The abort listener on the signal `pop` was last given: one for as long as `pop` keeps being
+   * given that signal (the informer passes the same one every time), not one per wait — adding
+   * and removing an event listener cost more than the rest of a wait.
+   */
+  #abortWatch: { signal: AbortSignal; listener: () => void } | undefined;
   #closed = false;
 
   constructor(options: DeltaFIFOOptions<T> = {}) {
@@ -131,16 +142,11 @@ export class DeltaFIFO<T extends KubeObject> {
     while (this.#queue.size === 0) {
       if (this.#closed) throw new FifoClosedError();
       signal?.throwIfAborted();
+      if (signal !== undefined && this.#abortWatch?.signal !== signal) this.#watchAbort(signal);
       await new Promise<void>((resolve, reject) => {
-        const onAbort = () => {
-          this.#waiter = undefined;
-          reject(signal!.reason);
-        };
-        this.#waiter = () => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve();
-        };
-        signal?.addEventListener("abort", onAbort, { once: true });
+        this.#waiter = resolve;
+        this.#reject = reject;
+        this.#waitSignal = signal;
       });
     }
     const n = Math.min(max, this.#queue.size);
@@ -154,15 +160,36 @@ export class DeltaFIFO<T extends KubeObject> {
   /** Stops accepting entries; a waiting `pop` wakes and, once the queue is empty, fails. Idempotent. */
   close(): void {
     this.#closed = true;
+    this.#unwatchAbort();
     this.#wake();
   }
 
   #wake(): void {
     const w = this.#waiter;
     if (w !== undefined) {
-      this.#waiter = undefined;
+      this.#waiter = this.#reject = this.#waitSignal = undefined;
       w();
     }
+  }
+
+  /** Listens to `signal` (instead of the previous one): its abort rejects a `pop` waiting with it. */
+  #watchAbort(signal: AbortSignal): void {
+    this.#unwatchAbort();
+    const listener = () => {
+      if (this.#waitSignal !== signal) return;
+      const reject = this.#reject!;
+      this.#waiter = this.#reject = this.#waitSignal = undefined;
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", listener, { once: true });
+    this.#abortWatch = { signal, listener };
+  }
+
+  #unwatchAbort(): void {
+    const w = this.#abortWatch;
+    if (w === undefined) return;
+    w.signal.removeEventListener("abort", w.listener);
+    this.#abortWatch = undefined;
   }
 }
 
