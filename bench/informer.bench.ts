@@ -14,7 +14,7 @@
  * `--quick` shrinks every workload (1 000 and 5 000 objects, 3 s of writes, 5 000 events) but
  * keeps the names. `KONTROLLER_BENCH_ONLY=steady-1k-per-s,saturation` runs only those workloads.
  */
-import type { Measured, Suite, SuiteContext } from "./harness.ts";
+import { heapUsedAfterGc, type Measured, type Suite, type SuiteContext } from "./harness.ts";
 import { closePeers, type Peer, peers } from "./informer/peers.ts";
 import { startBenchServer } from "./informer/server-control.ts";
 import {
@@ -116,12 +116,24 @@ async function runStreams(ctx: SuiteContext, wanted: (workload: string) => boole
     );
 
   const events = ctx.quick ? 5_000 : 30_000;
+  // Before each saturation round both processes collect their garbage: the server's history of
+  // the previous bursts, and this process's — the json-parse round leaves 43 MB of read chunks
+  // and parsed lines behind, whose collection otherwise lands in whichever round comes next.
+  const settled =
+    (round: () => Promise<Measured>): (() => Promise<Measured>) =>
+    async () => {
+      await server.call({ type: "quiesce" });
+      heapUsedAfterGc();
+      return round();
+    };
   if (wanted("saturation"))
     await ctx.compare(
       "saturation",
       {
-        ...eachPeer((peer) => () => saturationRound(peer, server, "steady", objects, events)),
-        "json-parse": () => saturationParseRound(server, "steady", objects, events),
+        ...eachPeer((peer) =>
+          settled(() => saturationRound(peer, server, "steady", objects, events)),
+        ),
+        "json-parse": settled(() => saturationParseRound(server, "steady", objects, events)),
       },
       { warmupRounds: ctx.quick ? 0 : 1 },
     );
