@@ -59,17 +59,15 @@ export class FifoClosedError extends Error {
  * `REPLACED` entry, so the consumer can swap the cache at once and never shows a half-applied
  * relist. One consumer at a time.
  *
- * Invariant: `#waiter` (with `#reject` and `#waitSignal`) is set only while the queue is empty
- * and a `pop` is waiting.
+ * Invariant: `#waiting` is set only while the queue is empty and a `pop` is waiting.
  */
 export class DeltaFIFO<T extends KubeObject> {
   #queue = new RingBuffer<Delta<T>>();
   readonly #transform: ((obj: T) => T) | undefined;
-  #waiter: (() => void) | undefined;
-  /** Rejects the waiting `pop` (set with `#waiter`). */
-  #reject: ((reason: unknown) => void) | undefined;
-  /** The signal the waiting `pop` was given (set with `#waiter`). */
-  #waitSignal: AbortSignal | undefined;
+  /** The waiting `pop`: how to wake or reject it, and the signal it was given. */
+  #waiting:
+    | { resolve: () => void; reject: (reason: unknown) => void; signal: AbortSignal | undefined }
+    | undefined;
   /**
    * The abort listener on the signal `pop` was last given: one for as long as `pop` keeps being
    * given that signal (the informer passes the same one every time), not one per wait — adding
@@ -144,9 +142,7 @@ export class DeltaFIFO<T extends KubeObject> {
       signal?.throwIfAborted();
       if (signal !== undefined && this.#abortWatch?.signal !== signal) this.#watchAbort(signal);
       await new Promise<void>((resolve, reject) => {
-        this.#waiter = resolve;
-        this.#reject = reject;
-        this.#waitSignal = signal;
+        this.#waiting = { resolve, reject, signal };
       });
     }
     const n = Math.min(max, this.#queue.size);
@@ -165,10 +161,10 @@ export class DeltaFIFO<T extends KubeObject> {
   }
 
   #wake(): void {
-    const w = this.#waiter;
+    const w = this.#waiting;
     if (w !== undefined) {
-      this.#waiter = this.#reject = this.#waitSignal = undefined;
-      w();
+      this.#waiting = undefined;
+      w.resolve();
     }
   }
 
@@ -176,10 +172,10 @@ export class DeltaFIFO<T extends KubeObject> {
   #watchAbort(signal: AbortSignal): void {
     this.#unwatchAbort();
     const listener = () => {
-      if (this.#waitSignal !== signal) return;
-      const reject = this.#reject!;
-      this.#waiter = this.#reject = this.#waitSignal = undefined;
-      reject(signal.reason);
+      const w = this.#waiting;
+      if (w?.signal !== signal) return;
+      this.#waiting = undefined;
+      w.reject(signal.reason);
     };
     signal.addEventListener("abort", listener, { once: true });
     this.#abortWatch = { signal, listener };
