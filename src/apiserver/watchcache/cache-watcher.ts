@@ -57,6 +57,25 @@ export interface CacheWatcherOptions {
   readonly onClose: (w: CacheWatcher) => void;
 }
 
+/**
+ * Turns of the event loop, as far as watchers need to tell them apart: {@link currentTurn}
+ * returns the current one and makes sure it ends at the next `setImmediate` — one for every
+ * watcher of the process, not one per watcher.
+ */
+let turn = 0;
+let turnEnding = false;
+
+function currentTurn(): number {
+  if (!turnEnding) {
+    turnEnding = true;
+    setImmediate(() => {
+      turn++;
+      turnEnding = false;
+    });
+  }
+  return turn;
+}
+
 /** How long before its deadline a watch gets its last bookmark (kube: 2 s). */
 const FINAL_BOOKMARK_LEAD_MS = 2000;
 
@@ -99,8 +118,8 @@ export class CacheWatcher implements AsyncIterable<Buffer[]> {
   #cancelBookmark: CancelTimer | undefined;
   #cancelDeadline: CancelTimer | undefined;
   #wakeScheduled = false;
-  /** A handover went by microtask in this turn of the event loop (cleared on the next turn). */
-  #handedThisTurn = false;
+  /** The turn of the event loop ({@link currentTurn}) of the last handover by microtask. */
+  #handedInTurn = -1;
   readonly #closedWaiters: ((reason: WatchCloseReason) => void)[] = [];
 
   constructor(options: CacheWatcherOptions) {
@@ -247,7 +266,7 @@ export class CacheWatcher implements AsyncIterable<Buffer[]> {
     // (it is writing them; what is queued meanwhile goes to it together on the next turn).
     if (
       this.#waiter === undefined &&
-      !this.#handedThisTurn &&
+      this.#handedInTurn !== turn &&
       this.#pending.length >= this.#o.maxPending
     ) {
       this.close("slow");
@@ -282,21 +301,17 @@ export class CacheWatcher implements AsyncIterable<Buffer[]> {
       return;
     }
     this.#wakeScheduled = true;
-    if (this.#handedThisTurn) {
-      setImmediate(() => {
-        this.#wakeScheduled = false;
-        this.#handOver();
-      });
-      return;
-    }
-    this.#handedThisTurn = true;
-    queueMicrotask(() => {
+    const handOver = () => {
       this.#wakeScheduled = false;
       this.#handOver();
-    });
-    setImmediate(() => {
-      this.#handedThisTurn = false;
-    });
+    };
+    const now = currentTurn();
+    if (this.#handedInTurn === now) {
+      setImmediate(handOver);
+    } else {
+      this.#handedInTurn = now;
+      queueMicrotask(handOver);
+    }
   }
 
   #handOver(): void {
