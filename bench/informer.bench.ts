@@ -1,7 +1,8 @@
 /**
  * Informers against the embedded API server (in its own process), in the same run:
- * kontroller's SharedInformer, @kubernetes/client-node's `makeInformer`, and the ceiling
- * `JSON.parse` of the same list bytes.
+ * kontroller's SharedInformer, @kubernetes/client-node's `makeInformer`, the `floor` (the least
+ * any informer must do: one raw socket, `JSON.parse` of each object, a `Map`; `informer/floor.ts`)
+ * and the ceiling `JSON.parse` of the same list bytes.
  *
  * - `sync-10k`, `sync-100k`: initial sync of ConfigMaps of about 1 KiB — `sync_ms` (time to
  *   synced: every object handed to the handler) and `heap_bytes_per_object` (heap the cache
@@ -15,6 +16,7 @@
  * keeps the names. `KONTROLLER_BENCH_ONLY=steady-1k-per-s,saturation` runs only those workloads.
  */
 import { heapUsedAfterGc, type Measured, type Suite, type SuiteContext } from "./harness.ts";
+import { floorPeer } from "./informer/floor.ts";
 import { closePeers, type Peer, peers } from "./informer/peers.ts";
 import { startBenchServer } from "./informer/server-control.ts";
 import {
@@ -43,11 +45,14 @@ export const suite: Suite = {
   },
 };
 
-/** One round function per informer under comparison, by its `impl` name. */
+/** The informers under comparison, then the floor, by their `impl` names. */
+const compared: Record<string, Peer> = { ...peers, floor: floorPeer };
+
+/** One round function per informer under comparison (and the floor), by its `impl` name. */
 function eachPeer(
   round: (peer: Peer) => () => Promise<Measured>,
 ): Record<string, () => Promise<Measured>> {
-  return Object.fromEntries(Object.entries(peers).map(([impl, peer]) => [impl, round(peer)]));
+  return Object.fromEntries(Object.entries(compared).map(([impl, peer]) => [impl, round(peer)]));
 }
 
 /**
