@@ -72,7 +72,7 @@ export const floorPeer: Peer = (url, namespace, handler) => {
  * body's text so far (UTF-8, a character split between reads completed by the next). The
  * response head is skipped; a status other than 200 throws.
  */
-class ChunkedBody {
+export class ChunkedBody {
   #head: Buffer | undefined = Buffer.alloc(0);
   /** Framing bytes (a chunk-size line) split between reads. */
   #framing: Buffer = Buffer.alloc(0);
@@ -108,22 +108,22 @@ class ChunkedBody {
         this.#left -= n;
         continue;
       }
-      // A chunk-size line, after the CRLF that ends the previous chunk's data.
-      const start = b[at] === 13 ? at + 2 : at;
-      const eol = start <= b.length ? b.indexOf(10, start) : -1;
+      // Framing: a chunk-size line, or the empty line (CRLF) that ends a chunk's data.
+      const eol = b.indexOf(10, at);
       if (eol < 0) {
         this.#framing = b.subarray(at);
         break;
       }
-      this.#left = Number.parseInt(b.toString("latin1", start, eol - 1), 16);
+      const size = b.toString("latin1", at, eol).trim();
       at = eol + 1;
+      if (size !== "") this.#left = Number.parseInt(size, 16);
     }
     return text;
   }
 }
 
 /** Splits text into lines across pushes (a line split between pushes is completed by the next). */
-class LineSplitter {
+export class LineSplitter {
   #carry = "";
 
   push(text: string): string[] {
