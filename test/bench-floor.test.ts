@@ -1,5 +1,7 @@
 /** The informer benchmark's floor: its HTTP framing, and its watch against the embedded server. */
 import assert from "node:assert/strict";
+import { once } from "node:events";
+import net from "node:net";
 import { describe, it } from "node:test";
 import { createClient } from "kontroller/client";
 import { type ConfigMap, configMaps } from "kontroller/resources";
@@ -72,6 +74,24 @@ describe("informer benchmark floor", () => {
     await d;
     await floor.stop();
     assert.deepEqual(seen.slice(3), ["d"]);
+  });
+
+  it("rejects its start when the watch ends before the initial-events-end bookmark", async () => {
+    const server = net.createServer((socket) => {
+      socket.once("data", () =>
+        socket.end(chunked('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n', 64)),
+      );
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { port } = server.address() as net.AddressInfo;
+    const seen: string[] = [];
+    const floor = floorPeer(`http://127.0.0.1:${port}`, "default", (obj) => {
+      seen.push(obj.metadata!.name!);
+    });
+    await assert.rejects(floor.start(), /the floor's watch closed before it synced/);
+    assert.deepEqual(seen, ["a"]);
+    server.close();
   });
 
   it("rejects its start when the server cannot be reached", async () => {

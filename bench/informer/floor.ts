@@ -39,19 +39,20 @@ export const floorPeer: Peer = (url, namespace, handler) => {
           reject(err);
         };
         s.on("error", fail);
+        // After the sync this rejects nothing: the watch just ends (the floor never reconnects).
+        s.on("close", () => reject(new Error("the floor's watch closed before it synced")));
         s.on("data", (bytes: Buffer) => {
           try {
             for (const line of lines.push(body.push(bytes))) {
               const object = JSON.parse(
                 line.slice(line.indexOf(OBJECT_FIELD) + OBJECT_FIELD.length, -1),
               );
-              const name: string = object.metadata.name;
               if (line.startsWith(BOOKMARK_PREFIX)) {
                 if (object.metadata.annotations?.[INITIAL_EVENTS_END] === "true") resolve();
               } else if (line.startsWith(DELETED_PREFIX)) {
-                cache.delete(name);
+                cache.delete(object.metadata.name);
               } else {
-                cache.set(name, object);
+                cache.set(object.metadata.name, object);
                 handler(object);
               }
             }
