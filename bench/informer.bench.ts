@@ -32,7 +32,7 @@ const PAYLOAD_BYTES = 900;
 export const suite: Suite = {
   name: "informer",
   description:
-    "kontroller SharedInformer vs @kubernetes/client-node makeInformer vs JSON.parse, against the embedded API server",
+    "kontroller SharedInformer vs @kubernetes/client-node makeInformer vs the floor vs JSON.parse, against the embedded API server",
   async run(ctx) {
     const only = process.env.KONTROLLER_BENCH_ONLY?.split(",");
     const wanted = (workload: string) => only === undefined || only.includes(workload);
