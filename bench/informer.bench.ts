@@ -18,7 +18,7 @@
 import { heapUsedAfterGc, type Measured, type Suite, type SuiteContext } from "./harness.ts";
 import { floorPeer } from "./informer/floor.ts";
 import { closePeers, type Peer, peers } from "./informer/peers.ts";
-import { startBenchServer } from "./informer/server-control.ts";
+import { type BenchServer, startBenchServer } from "./informer/server-control.ts";
 import {
   jsonParseRound,
   saturationParseRound,
@@ -56,18 +56,25 @@ function eachPeer(
 }
 
 /**
- * The initial syncs, on a server of their own. Before each round the server collects its
- * garbage, so that neither peer's round starts while the server (which holds every populated
- * object) runs a major collection on the second core.
+ * `round`, after the server has compacted and collected its garbage, so that no round starts
+ * while the server runs a major collection on the second core; with `collectHere`, after this
+ * process has collected its own too.
  */
+function quiesced(
+  server: BenchServer,
+  round: () => Promise<Measured>,
+  collectHere = false,
+): () => Promise<Measured> {
+  return async () => {
+    await server.call({ type: "quiesce" });
+    if (collectHere) heapUsedAfterGc();
+    return round();
+  };
+}
+
+/** The initial syncs, on a server of their own (which holds every populated object). */
 async function runSyncs(ctx: SuiteContext, wanted: (workload: string) => boolean): Promise<void> {
   await using server = await startBenchServer();
-  const quiesced =
-    (round: () => Promise<Measured>): (() => Promise<Measured>) =>
-    async () => {
-      await server.call({ type: "quiesce" });
-      return round();
-    };
   const sizes: [string, number][] = ctx.quick
     ? [
         ["sync-10k", 1_000],
@@ -86,8 +93,10 @@ async function runSyncs(ctx: SuiteContext, wanted: (workload: string) => boolean
     await ctx.compare(
       workload,
       {
-        ...eachPeer((peer) => quiesced(() => syncRound(peer, server.url, namespace, count))),
-        "json-parse": quiesced(() => jsonParseRound(server.url, namespace)),
+        ...eachPeer((peer) =>
+          quiesced(server, () => syncRound(peer, server.url, namespace, count)),
+        ),
+        "json-parse": quiesced(server, () => jsonParseRound(server.url, namespace)),
       },
       // A 10 000-object sync takes 0.1-0.3 s, and single rounds of either peer vary by 1.5x
       // on this machine: 15 rounds cost little and steady the median.
@@ -114,23 +123,16 @@ async function runStreams(ctx: SuiteContext, wanted: (workload: string) => boole
   if (wanted("steady-1k-per-s"))
     await ctx.compare(
       "steady-1k-per-s",
-      eachPeer((peer) => async () => {
-        await server.call({ type: "quiesce" });
-        return steadyRound(peer, server.url, "steady", objects, 1_000, durationMs);
-      }),
+      eachPeer((peer) =>
+        quiesced(server, () => steadyRound(peer, server.url, "steady", objects, 1_000, durationMs)),
+      ),
     );
 
   const events = ctx.quick ? 5_000 : 30_000;
   // Before each saturation round both processes collect their garbage: the server's history of
   // the previous bursts, and this process's — the json-parse round leaves 43 MB of read chunks
   // and parsed lines behind, whose collection otherwise lands in whichever round comes next.
-  const settled =
-    (round: () => Promise<Measured>): (() => Promise<Measured>) =>
-    async () => {
-      await server.call({ type: "quiesce" });
-      heapUsedAfterGc();
-      return round();
-    };
+  const settled = (round: () => Promise<Measured>) => quiesced(server, round, true);
   if (wanted("saturation"))
     await ctx.compare(
       "saturation",
