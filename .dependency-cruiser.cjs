@@ -1,4 +1,4 @@
-// The layer table of ../shared/DESIGN.md, enforced. Each folder under src/ is a layer; a layer
+// The layer table, enforced. Each folder under src/ is a layer; a layer
 // imports only the layers its row allows, and only through that folder's index.ts.
 // `npm run lint` runs this; test/layers.test.ts proves that a violating import fails it.
 
@@ -9,7 +9,7 @@ const LAYERS = {
   workqueue: ["core"],
   client: ["core", "resources"],
   cache: ["core", "resources", "client"],
-  // DESIGN.md lists core and client; the Lease type lives in resources, which client builds on.
+  // Leader election needs core and client; the Lease type lives in resources, which client builds on.
   leaderelection: ["core", "resources", "client"],
   // metrics imports core, plus type-only imports of any layer (the interfaces it implements).
   metrics: ["core"],
@@ -68,7 +68,7 @@ const layerRules = Object.entries(LAYERS).flatMap(([layer, allowed]) =>
     const forbidden = ALL.filter((other) => other !== layer && !ok.includes(other));
     return {
       name: `layer-${layer}${tests ? "-tests" : ""}`,
-      comment: `src/${layer}${tests ? " tests" : ""} may import only: ${ok.join(", ") || "nothing"} (DESIGN.md, Layers)`,
+      comment: `src/${layer}${tests ? " tests" : ""} may import only: ${ok.join(", ") || "nothing"} (the layer table)`,
       severity: "error",
       from: tests
         ? { path: `^src/${layer}/.*${TEST_FILE}` }
@@ -107,7 +107,7 @@ module.exports = {
     },
     {
       name: "no-unknown-layer",
-      comment: `Every folder under src/ is a layer of DESIGN.md: ${ALL.join(", ")}`,
+      comment: `Every folder under src/ is a layer: ${ALL.join(", ")}`,
       severity: "error",
       from: { path: `^src/(?!(${ALL.join("|")})/)` },
       to: {},

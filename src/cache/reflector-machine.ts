@@ -4,8 +4,8 @@
  * watch events, a failure, the end of a wait), with the time, and does what it returns: effects
  * on the queue, and the next command (list, watch, or wait).
  *
- * The rules are client-go's reflector (see ../shared/reference/informer.md R1–R20), with the
- * choices of kontroller where client-go has knobs: streaming list first, relist with a
+ * The rules are client-go's reflector's (list, then watch from the list's resourceVersion; relist
+ * on 410; back off with jitter; bookmarks; streaming lists), with the choices of kontroller where client-go has knobs: streaming list first, relist with a
  * consistent read after 410, never give up.
  */
 

@@ -106,7 +106,7 @@ describe("WorkqueueMetricsProvider", () => {
     assert.equal(s.get('workqueue_longest_running_processor_seconds{name="nodes"}'), 4);
   });
 
-  it("TL-09 reports the depth of each lane of a queue that has lanes, when collected", async () => {
+  it("reports the depth of each lane of a queue that has lanes, when collected", async () => {
     const registry = new Registry();
     const metrics = new WorkqueueMetricsProvider({ registry });
     const lanes = { fast: 2, slow: 5 };

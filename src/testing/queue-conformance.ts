@@ -90,7 +90,7 @@ export function queueConformance(
   const rateLimiting = probe instanceof RateLimitingQueue;
 
   describe(`work queue conformance: ${name}`, () => {
-    it("B-04 a new item counts in size and wakes one blocked get", async () => {
+    it("a new item counts in size and wakes one blocked get", async () => {
       const { q } = setup();
       const a = track(q.get());
       const b = track(q.get());
@@ -106,7 +106,7 @@ export function queueConformance(
       assert.equal(q.size, 1);
     });
 
-    it("B-05 distinct items leave in the order they were first added", async () => {
+    it("distinct items leave in the order they were first added", async () => {
       const { q } = setup();
       for (const k of ["a", "b", "c", "d"]) q.add(k);
       const out = await drainReady(q);
@@ -114,7 +114,7 @@ export function queueConformance(
       else assert.deepEqual(out.sort(), ["a", "b", "c", "d"]);
     });
 
-    it("B-06 adding a queued item changes neither size nor order", async () => {
+    it("adding a queued item changes neither size nor order", async () => {
       const { q } = setup();
       q.add("a");
       q.add("b");
@@ -124,7 +124,7 @@ export function queueConformance(
       assert.deepEqual(fifo ? out : out.sort(), ["a", "b"]);
     });
 
-    it("B-07 adding an item in flight queues it only when done is called", async () => {
+    it("adding an item in flight queues it only when done is called", async () => {
       const { q } = setup();
       q.add("a");
       assert.equal(await q.get(), "a");
@@ -138,7 +138,7 @@ export function queueConformance(
       assert.equal(second.value, "a");
     });
 
-    it("B-08 B-10 any number of adds before processing give one processing", async () => {
+    it("B-10 any number of adds before processing give one processing", async () => {
       const { q } = setup();
       for (let i = 0; i < 5; i++) q.add("a");
       assert.equal(await q.get(), "a");
@@ -148,7 +148,7 @@ export function queueConformance(
       assert.equal(q.size, 0);
     });
 
-    it("B-09 an add after shutdown is ignored", async () => {
+    it("an add after shutdown is ignored", async () => {
       const { q } = setup();
       q.shutDown();
       q.add("a");
@@ -156,7 +156,7 @@ export function queueConformance(
       assert.equal(await q.get(), undefined);
     });
 
-    it("B-11 get blocks while nothing is ready", async () => {
+    it("get blocks while nothing is ready", async () => {
       const { q } = setup();
       const g = track(q.get());
       await tick();
@@ -166,7 +166,7 @@ export function queueConformance(
       assert.equal(g.value, "a");
     });
 
-    it("B-12 get hands out the head and puts it in flight", async () => {
+    it("get hands out the head and puts it in flight", async () => {
       const { q } = setup();
       q.add("a");
       q.add("b");
@@ -180,7 +180,7 @@ export function queueConformance(
       assert.equal(snap.ready.length, 1);
     });
 
-    it("B-13 an item is never handed to a second worker while the first holds it", async () => {
+    it("an item is never handed to a second worker while the first holds it", async () => {
       const { q } = setup();
       q.add("a");
       const first = await q.get();
@@ -193,7 +193,7 @@ export function queueConformance(
       assert.equal(second.value, "a");
     });
 
-    it("B-14 after shutdown get hands out what is queued, then undefined for ever", async () => {
+    it("after shutdown get hands out what is queued, then undefined for ever", async () => {
       const { q } = setup();
       q.add("a");
       q.add("b");
@@ -204,7 +204,7 @@ export function queueConformance(
       assert.equal(await q.get(), undefined);
     });
 
-    it("B-15 a get blocked at shutdown resolves undefined", async () => {
+    it("a get blocked at shutdown resolves undefined", async () => {
       const { q } = setup();
       const g = track(q.get());
       await tick();
@@ -213,7 +213,7 @@ export function queueConformance(
       assert.deepEqual([g.settled, g.value], [true, undefined]);
     });
 
-    it("B-16 done of a dirty item queues it at the back", async () => {
+    it("done of a dirty item queues it at the back", async () => {
       const { q } = setup();
       q.add("a");
       q.add("b");
@@ -226,7 +226,7 @@ export function queueConformance(
       else assert.equal(out.length, 3);
     });
 
-    it("B-17 done of a clean item forgets it", async () => {
+    it("done of a clean item forgets it", async () => {
       const { q } = setup();
       q.add("a");
       q.done((await q.get())!);
@@ -236,7 +236,7 @@ export function queueConformance(
       assert.equal(q.size, 1, "the item can be added again");
     });
 
-    it("B-18 done after shutdown still queues a dirty item, handed out before undefined", async () => {
+    it("done after shutdown still queues a dirty item, handed out before undefined", async () => {
       const { q } = setup();
       q.add("a");
       const a = (await q.get())!;
@@ -248,7 +248,7 @@ export function queueConformance(
       assert.equal(await q.get(), undefined);
     });
 
-    it("B-19 done of an item not in flight is ignored and never duplicates it", async () => {
+    it("done of an item not in flight is ignored and never duplicates it", async () => {
       const { q } = setup();
       q.add("a");
       q.done("a");
@@ -257,7 +257,7 @@ export function queueConformance(
       assert.deepEqual(await drainReady(q), ["a"]);
     });
 
-    it("B-20 size counts ready items only", async () => {
+    it("size counts ready items only", async () => {
       const { q } = setup();
       q.add("foo");
       q.add("bar");
@@ -269,7 +269,7 @@ export function queueConformance(
       assert.equal(q.size, 1, "a dirty in-flight item is not counted");
     });
 
-    it("B-21 B-24 B-26 shutDownWithDrain resolves when queued and in-flight items are done", async () => {
+    it("B-24 B-26 shutDownWithDrain resolves when queued and in-flight items are done", async () => {
       const { q } = setup();
       q.add("a");
       q.add("b");
@@ -292,7 +292,7 @@ export function queueConformance(
       assert.equal(await q.get(), undefined);
     });
 
-    it("B-22 B-28 shutDown returns at once, leaves in-flight items to their workers", async () => {
+    it("B-28 shutDown returns at once, leaves in-flight items to their workers", async () => {
       const { q } = setup();
       q.add("a");
       await q.get();
@@ -306,7 +306,7 @@ export function queueConformance(
       assert.equal(await q.get(), undefined);
     });
 
-    it("B-23 both shutdowns are idempotent and may be called in any order", async () => {
+    it("both shutdowns are idempotent and may be called in any order", async () => {
       const { q } = setup();
       q.shutDown();
       q.shutDown();
@@ -316,7 +316,7 @@ export function queueConformance(
       assert.equal(q.shuttingDown, true);
     });
 
-    it("B-25 a later shutDown releases a pending shutDownWithDrain", async () => {
+    it("a later shutDown releases a pending shutDownWithDrain", async () => {
       const { q } = setup();
       q.add("a");
       await q.get();
@@ -328,7 +328,7 @@ export function queueConformance(
       assert.deepEqual([drained.settled, drained.error], [true, undefined]);
     });
 
-    it("B-27 shutDownWithDrain rejects with the reason when its signal aborts", async () => {
+    it("shutDownWithDrain rejects with the reason when its signal aborts", async () => {
       const { q } = setup();
       q.add("a");
       await q.get();
@@ -368,14 +368,14 @@ type Setup = () => { clock: FakeClock; q: Queue<string> };
 function describeDelays(setup: Setup, fifo: boolean): void {
   const delayed = (q: Queue<string>) => q as DelayingQueue<string>;
 
-  it("D-01 a delay of zero or less adds at once", () => {
+  it("a delay of zero or less adds at once", () => {
     const { q } = setup();
     delayed(q).addAfter("a", 0);
     delayed(q).addAfter("b", -5);
     assert.equal(q.size, 2);
   });
 
-  it("D-02 D-14 D-03 a delayed item appears when its time comes, once", async () => {
+  it("D-14 D-03 a delayed item appears when its time comes, once", async () => {
     const { clock, q } = setup();
     delayed(q).addAfter("a", 50);
     const g = track(q.get());
@@ -390,7 +390,7 @@ function describeDelays(setup: Setup, fifo: boolean): void {
     assert.equal(q.size, 0, "no phantom re-delivery");
   });
 
-  it("D-04 a repeated addAfter keeps the earliest ready time", () => {
+  it("a repeated addAfter keeps the earliest ready time", () => {
     for (const [first, second] of [
       [50, 70],
       [50, 30],
@@ -407,7 +407,7 @@ function describeDelays(setup: Setup, fifo: boolean): void {
     }
   });
 
-  it("D-05 D-06 delayed items become ready in ready-time order", async () => {
+  it("D-06 delayed items become ready in ready-time order", async () => {
     const { clock, q } = setup();
     const ready = () =>
       q
@@ -428,7 +428,7 @@ function describeDelays(setup: Setup, fifo: boolean): void {
     else assert.deepEqual(out.sort(), ["1s", "250ms", "500ms", "later"]);
   });
 
-  it("D-07 an immediate add supersedes a waiting entry: one processing, not two", async () => {
+  it("an immediate add supersedes a waiting entry: one processing, not two", async () => {
     const { clock, q } = setup();
     delayed(q).addAfter("a", 100);
     q.add("a");
@@ -438,7 +438,7 @@ function describeDelays(setup: Setup, fifo: boolean): void {
     assert.deepEqual(q.snapshot().waiting, []);
   });
 
-  it("D-08 after a delayed item fired, a new addAfter schedules afresh", async () => {
+  it("after a delayed item fired, a new addAfter schedules afresh", async () => {
     const { clock, q } = setup();
     delayed(q).addAfter("a", 10);
     clock.advance(10);
@@ -455,7 +455,7 @@ function describeDelays(setup: Setup, fifo: boolean): void {
     assert.equal(q.size, 1);
   });
 
-  it("D-09 a delayed item that fires while dirty is not duplicated", async () => {
+  it("a delayed item that fires while dirty is not duplicated", async () => {
     const { clock, q } = setup();
     q.add("a");
     const a = (await q.get())!;
@@ -478,7 +478,7 @@ function describeDelays(setup: Setup, fifo: boolean): void {
     assert.equal(await q.get(), "a");
   });
 
-  it("D-11 D-12 D-13 shutdown drops waiting items and cancels the timer", async () => {
+  it("D-12 D-13 shutdown drops waiting items and cancels the timer", async () => {
     for (const stop of ["shutDown", "shutDownWithDrain"] as const) {
       const { clock, q } = setup();
       delayed(q).addAfter("a", 10);
@@ -507,7 +507,7 @@ function describeDelays(setup: Setup, fifo: boolean): void {
 function describeRateLimiting(setup: Setup): void {
   const limited = (q: Queue<string>) => q as RateLimitingQueue<string>;
 
-  it("R-01 R-05 addRateLimited waits for the limiter's delay, per item", () => {
+  it("R-05 addRateLimited waits for the limiter's delay, per item", () => {
     const { clock, q } = setup();
     limited(q).addRateLimited("one");
     assert.equal(clock.nextTimerAt(), clock.now() + 1);
@@ -519,7 +519,7 @@ function describeRateLimiting(setup: Setup): void {
     assert.equal(limited(q).numRequeues("two"), 1);
   });
 
-  it("R-02 the limiter is charged even when the add is de-duplicated", () => {
+  it("the limiter is charged even when the add is de-duplicated", () => {
     const { q } = setup();
     limited(q).addRateLimited("a");
     limited(q).addRateLimited("a");
@@ -527,7 +527,7 @@ function describeRateLimiting(setup: Setup): void {
     assert.equal(q.snapshot().waiting.length, 1);
   });
 
-  it("R-03 after shutdown addRateLimited neither adds nor charges", () => {
+  it("after shutdown addRateLimited neither adds nor charges", () => {
     const { q } = setup();
     q.shutDown();
     limited(q).addRateLimited("a");
@@ -535,7 +535,7 @@ function describeRateLimiting(setup: Setup): void {
     assert.equal(q.snapshot().waiting.length, 0);
   });
 
-  it("R-04 forget resets the count and leaves the item where it is", async () => {
+  it("forget resets the count and leaves the item where it is", async () => {
     const { clock, q } = setup();
     limited(q).addRateLimited("a");
     clock.advance(1);
@@ -564,7 +564,7 @@ export function strategyConformance(
   options: QueueConformanceOptions = {},
 ): void {
   describe(`queue strategy conformance: ${name}`, () => {
-    it("Q-01 Q-02 Q-03 Q-04 the queue keeps the strategy's calling protocol", async () => {
+    it("Q-02 Q-03 Q-04 the queue keeps the strategy's calling protocol", async () => {
       const inner = makeStrategy();
       const held = new Set<string>();
       const calls: string[] = [];

@@ -44,13 +44,13 @@ function setup() {
 }
 
 describe("queue metrics", () => {
-  it("M-08 B-02 a named queue asks its provider once; a nameless one reports nothing", () => {
+  it("B-02 a named queue asks its provider once; a nameless one reports nothing", () => {
     const metrics = new RecordingProvider();
     new Queue({ name: "pods", metrics });
     assert.deepEqual(metrics.names, ["pods"]);
   });
 
-  it("M-01 M-02 adds count an item becoming dirty; depth counts dirty items", async () => {
+  it("M-02 adds count an item becoming dirty; depth counts dirty items", async () => {
     const { metrics, q } = setup();
     q.add("a");
     q.add("a");
@@ -64,7 +64,7 @@ describe("queue metrics", () => {
     assert.deepEqual([metrics.adds, metrics.depth], [2, 0]);
   });
 
-  it("M-03 M-04 queue duration runs from becoming dirty to hand-out; work duration to done", async () => {
+  it("M-04 queue duration runs from becoming dirty to hand-out; work duration to done", async () => {
     const { clock, metrics, q } = setup();
     q.add("a");
     clock.advance(50);
@@ -80,7 +80,7 @@ describe("queue metrics", () => {
     assert.deepEqual(metrics.workDurations, [0.025, 1]);
   });
 
-  it("M-05 B-03 the probe reports in-flight work on demand; no timer runs", async () => {
+  it("B-03 the probe reports in-flight work on demand; no timer runs", async () => {
     const { clock, metrics, q } = setup();
     assert.equal(metrics.probe!.depthByLane?.(), undefined, "a FIFO queue has no lanes");
     q.add("a");
@@ -100,14 +100,14 @@ describe("queue metrics", () => {
     );
   });
 
-  it("M-06 M-07 retries count every addAfter; waiting counts items waiting for a delay", () => {
+  it("M-07 retries count every addAfter; waiting counts items waiting for a delay", () => {
     const { clock, metrics, q } = setup();
     q.addAfter("a", 0);
     q.addAfter("b", 10);
     q.addAfter("b", 5);
     q.addRateLimited("c");
     assert.deepEqual([metrics.retries, metrics.waiting, metrics.adds], [4, 2, 1]);
-    assert.equal(metrics.depth, 1, "D-14 waiting items are not in the depth");
+    assert.equal(metrics.depth, 1, "waiting items are not in the depth");
     q.add("b");
     assert.equal(metrics.waiting, 1, "superseded by the add");
     clock.advance(10);
@@ -147,7 +147,7 @@ describe("queue metrics", () => {
     assert.equal(metrics.byPriority.get(1), 1);
   });
 
-  it("B-29 B-03 after shutdown adds and delayed adds report nothing; no timer ever runs", async () => {
+  it("B-03 after shutdown adds and delayed adds report nothing; no timer ever runs", async () => {
     const { clock, metrics, q } = setup();
     q.add("a");
     const a = (await q.get())!;
@@ -166,7 +166,7 @@ describe("queue metrics", () => {
     assert.deepEqual([metrics.depth, metrics.adds], [0, 2]);
   });
 
-  it("K-10 TL-09 a two-lane queue counts an item once, whichever lane; its probe gives lane depths", async () => {
+  it("TL-09 a two-lane queue counts an item once, whichever lane; its probe gives lane depths", async () => {
     const metrics = new RecordingProvider();
     const fast = new Set<string>();
     const q = new Queue<string>({
@@ -179,7 +179,7 @@ describe("queue metrics", () => {
     assert.deepEqual(metrics.probe?.depthByLane?.(), { fast: 0, slow: 1 });
     fast.add("k");
     q.add("k");
-    assert.deepEqual(metrics.probe?.depthByLane?.(), { fast: 1, slow: 0 }, "TL-09 lane depth");
+    assert.deepEqual(metrics.probe?.depthByLane?.(), { fast: 1, slow: 0 }, "lane depth");
     fast.delete("k");
     q.add("k");
     assert.deepEqual([metrics.adds, metrics.depth, q.size], [1, 1, 1]);
@@ -187,7 +187,7 @@ describe("queue metrics", () => {
     assert.deepEqual([metrics.adds, metrics.depth], [1, 0]);
   });
 
-  it("PQ-26 an item that became ready and is added again without delay counts once", () => {
+  it("an item that became ready and is added again without delay counts once", () => {
     const metrics = new RecordingProvider();
     const clock = new FakeClock();
     const q = new PriorityQueue<string>({ name: "pq", clock, metrics });
@@ -201,7 +201,7 @@ describe("queue metrics", () => {
     assert.deepEqual([metrics.adds, metrics.depth, metrics.waiting], [2, 2, 0]);
   });
 
-  it("PQ-28 a priority queue counts a retry per add with a delay, and per addRateLimited", () => {
+  it("a priority queue counts a retry per add with a delay, and per addRateLimited", () => {
     const metrics = new RecordingProvider();
     const q = new PriorityQueue<string>({ name: "pq", clock: new FakeClock(), metrics });
     for (let i = 0; i < 5; i++) q.add(`neg${i}`, { afterMs: -1000 });
@@ -214,7 +214,7 @@ describe("queue metrics", () => {
     assert.equal(metrics.retries, 7);
   });
 
-  it("PQ-29 re-adding an item in flight counts as a new add", async () => {
+  it("re-adding an item in flight counts as a new add", async () => {
     const metrics = new RecordingProvider();
     const q = new PriorityQueue<string>({ name: "pq", clock: new FakeClock(), metrics });
     q.add("foo");

@@ -22,7 +22,7 @@ async function drain(q: PriorityQueue<string>): Promise<string[]> {
 }
 
 describe("PriorityQueue", () => {
-  it("PQ-02 PQ-03 add without options is priority 0; getWithPriority reports it", async () => {
+  it("PQ-03 add without options is priority 0; getWithPriority reports it", async () => {
     const { q } = setup();
     q.add("a");
     q.add("b", { priority: 3 });
@@ -30,7 +30,7 @@ describe("PriorityQueue", () => {
     assert.equal(await q.get(), "a");
   });
 
-  it("PQ-05 hands out by priority, FIFO within a priority, whatever the delay", async () => {
+  it("hands out by priority, FIFO within a priority, whatever the delay", async () => {
     for (const afterMs of [-1000, 0, 1000]) {
       const { clock, q } = setup();
       const expected: string[] = [];
@@ -42,7 +42,7 @@ describe("PriorityQueue", () => {
     }
   });
 
-  it("PQ-06 raising a queued item's priority moves it to the back of the new priority", async () => {
+  it("raising a queued item's priority moves it to the back of the new priority", async () => {
     const { q } = setup();
     q.add("foo", { priority: 0 });
     q.add("bar", { priority: 1 });
@@ -50,7 +50,7 @@ describe("PriorityQueue", () => {
     assert.deepEqual(await drain(q), ["bar@1", "foo@1"]);
   });
 
-  it("PQ-07 an add with an equal or lower priority neither lowers nor moves the item", async () => {
+  it("an add with an equal or lower priority neither lowers nor moves the item", async () => {
     const { q } = setup();
     q.add("a", { priority: 2 });
     q.add("b", { priority: 2 });
@@ -59,7 +59,7 @@ describe("PriorityQueue", () => {
     assert.deepEqual(await drain(q), ["a@2", "b@2"]);
   });
 
-  it("PQ-08 an item that became ready goes behind ready items of its priority, ahead of lower", async () => {
+  it("an item that became ready goes behind ready items of its priority, ahead of lower", async () => {
     const { clock, q } = setup();
     q.add("late", { priority: 1, afterMs: 10 });
     q.add("ready-1", { priority: 1 });
@@ -68,7 +68,7 @@ describe("PriorityQueue", () => {
     assert.deepEqual(await drain(q), ["ready-1@1", "late@1", "ready-0@0"]);
   });
 
-  it("PQ-09 PQ-13 delayed items become ready in ready-time order, not before", async () => {
+  it("PQ-13 delayed items become ready in ready-time order, not before", async () => {
     const { clock, q } = setup();
     q.add("1s", { afterMs: 1000 });
     q.add("200ms", { afterMs: 200 });
@@ -81,7 +81,7 @@ describe("PriorityQueue", () => {
     assert.equal(await q.get(), "1s");
   });
 
-  it("PQ-11 the earliest ready time wins; a waiting item added without delay is ready at once", async () => {
+  it("the earliest ready time wins; a waiting item added without delay is ready at once", async () => {
     const { clock, q } = setup();
     q.add("a");
     q.add("a", { afterMs: 100 });
@@ -99,7 +99,7 @@ describe("PriorityQueue", () => {
     assert.equal(q.size, 0, "no second delivery");
   });
 
-  it("PQ-12 a rate-limited add uses each item's own delay, the shorter of it and afterMs", () => {
+  it("a rate-limited add uses each item's own delay, the shorter of it and afterMs", () => {
     const clock = new FakeClock();
     const rateLimiter = new ItemExponentialFailureRateLimiter<string>({
       baseDelayMs: 5,
@@ -123,7 +123,7 @@ describe("PriorityQueue", () => {
     assert.equal(q.snapshot().waiting.find((w) => w.item === "qux")!.readyAtMs - t, 5);
   });
 
-  it("PQ-14 PQ-15 an item re-added while in flight waits for done, keeping its priority", async () => {
+  it("PQ-15 an item re-added while in flight waits for done, keeping its priority", async () => {
     const { q } = setup();
     q.add("locked", { priority: 1 });
     const locked = (await q.get())!;
@@ -148,7 +148,7 @@ describe("PriorityQueue", () => {
     assert.deepEqual(await drain(q), ["x@7", "w@7"]);
   });
 
-  it("PQ-17 size counts ready items only; snapshot shows priorities", async () => {
+  it("size counts ready items only; snapshot shows priorities", async () => {
     const { q } = setup();
     q.add("a", { priority: 1 });
     q.add("b", { priority: 2, afterMs: 5 });
@@ -160,7 +160,7 @@ describe("PriorityQueue", () => {
     ]);
   });
 
-  it("PQ-20 PQ-21 shutdown hands out what is queued, drops waiting items, wakes blocked gets", async () => {
+  it("PQ-21 shutdown hands out what is queued, drops waiting items, wakes blocked gets", async () => {
     const { clock, q } = setup();
     const blocked = q.getWithPriority();
     await tick();

@@ -216,7 +216,7 @@ async function agreesWithModel(subject: Subject, ops: Op[]): Promise<void> {
     );
     assert.deepEqual(snap.inFlight.map((e) => e.item).sort(), [...m.inFlight].sort());
     assert.deepEqual(snap.waiting.map((e) => e.item).sort(), [...m.waiting.keys()].sort());
-    // The metrics say what happened (M-01, M-02, M-06, the waiting gauge, depth by priority).
+    // The metrics say what happened: adds, retries and latency, the waiting gauge, depth by priority).
     assert.equal(metrics.depth, m.dirty.size, "workqueue_depth counts the dirty items");
     assert.equal(metrics.adds, m.adds, "workqueue_adds_total counts items becoming dirty");
     assert.equal(metrics.retries, m.retries, "workqueue_retries_total counts every addAfter");

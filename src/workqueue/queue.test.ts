@@ -25,7 +25,7 @@ function rejectsOption(fn: () => unknown, option: string, value: unknown): void 
 }
 
 describe("Queue", () => {
-  it("B-01 needs no options: FIFO on the precise clock, no metrics, nothing started", async () => {
+  it("needs no options: FIFO on the precise clock, no metrics, nothing started", async () => {
     const q = new Queue();
     q.add("b");
     q.add("a");
@@ -36,7 +36,7 @@ describe("Queue", () => {
     q.shutDown();
   });
 
-  it("B-02 rejects bad options with an error that names the option and the value", () => {
+  it("rejects bad options with an error that names the option and the value", () => {
     rejectsOption(() => new Queue({ name: "" }), "name", "");
     const provider: MetricsProvider = { newQueueMetrics: () => assert.fail("not called") };
     rejectsOption(() => new Queue({ metrics: provider }), "name", undefined);
@@ -203,7 +203,7 @@ describe("Queue", () => {
     ["FairStrategy", () => new FairStrategy<object>({ tenantOf: (o) => String("i" in o) })],
     ["PriorityQueue", "priority"],
   ] as const) {
-    it(`B-30 keeps no reference to an item once it is done (${name})`, async () => {
+    it(`keeps no reference to an item once it is done (${name})`, async () => {
       await releasesDoneItems(
         strategy === "priority"
           ? new PriorityQueue<object>()

@@ -25,7 +25,7 @@ function rejectsOption(fn: () => unknown, owner: string, option: string, value: 
 }
 
 describe("ItemExponentialFailureRateLimiter", () => {
-  it("L-01 doubles from the base delay per failure and counts failures", () => {
+  it("doubles from the base delay per failure and counts failures", () => {
     const l = new ItemExponentialFailureRateLimiter<string>({ baseDelayMs: 1, maxDelayMs: 1000 });
     assert.deepEqual(
       times(5, () => l.when("one")),
@@ -37,7 +37,7 @@ describe("ItemExponentialFailureRateLimiter", () => {
     assert.equal(l.when("one"), 1);
   });
 
-  it("L-02 keeps one count per item", () => {
+  it("keeps one count per item", () => {
     const l = new ItemExponentialFailureRateLimiter<string>({ baseDelayMs: 1, maxDelayMs: 1000 });
     l.when("one");
     l.when("one");
@@ -45,7 +45,7 @@ describe("ItemExponentialFailureRateLimiter", () => {
     assert.equal(l.numRequeues("one"), 2);
   });
 
-  it("L-03 never overflows: huge failure counts give exactly the cap", () => {
+  it("never overflows: huge failure counts give exactly the cap", () => {
     const l = new ItemExponentialFailureRateLimiter<string>({
       baseDelayMs: 1,
       maxDelayMs: 1_000_000,
@@ -99,7 +99,7 @@ describe("ItemExponentialFailureRateLimiter", () => {
 });
 
 describe("ItemFastSlowRateLimiter", () => {
-  it("L-04 gives the fast delay for the first attempts, then the slow one", () => {
+  it("gives the fast delay for the first attempts, then the slow one", () => {
     const l = new ItemFastSlowRateLimiter<string>({
       fastDelayMs: 5,
       slowDelayMs: 10_000,
@@ -140,7 +140,7 @@ describe("ItemFastSlowRateLimiter", () => {
 });
 
 describe("BucketRateLimiter", () => {
-  it("L-07 lets a burst through, then spaces calls at the rate; no per-item state", () => {
+  it("lets a burst through, then spaces calls at the rate; no per-item state", () => {
     const clock = new FakeClock();
     const l = new BucketRateLimiter<string>({ qps: 10, burst: 100, clock });
     assert.deepEqual(
@@ -188,7 +188,7 @@ describe("BucketRateLimiter", () => {
 });
 
 describe("MaxOfRateLimiter", () => {
-  it("L-05 asks every limiter and returns the largest delay and count", () => {
+  it("asks every limiter and returns the largest delay and count", () => {
     const l = new MaxOfRateLimiter<string>(
       new ItemFastSlowRateLimiter({ fastDelayMs: 5, slowDelayMs: 3000, maxFastAttempts: 3 }),
       new ItemExponentialFailureRateLimiter({ baseDelayMs: 1, maxDelayMs: 1000 }),
@@ -213,7 +213,7 @@ describe("MaxOfRateLimiter", () => {
 });
 
 describe("MaxWaitRateLimiter", () => {
-  it("L-06 caps the wrapped limiter's delay; forget and numRequeues go to it", () => {
+  it("caps the wrapped limiter's delay; forget and numRequeues go to it", () => {
     const step = new ItemFastSlowRateLimiter<string>({
       fastDelayMs: 5,
       slowDelayMs: 1_000_000,
@@ -262,7 +262,7 @@ describe("MaxWaitRateLimiter", () => {
 });
 
 describe("defaultItemBasedRateLimiter", () => {
-  it("L-09 is client-go's per-item default: exponential 1 ms → 1000 s, no bucket", () => {
+  it("is client-go's per-item default: exponential 1 ms → 1000 s, no bucket", () => {
     const l = defaultItemBasedRateLimiter<string>();
     const delays = times(25, () => l.when("a"));
     assert.deepEqual(delays.slice(0, 4), [1, 2, 4, 8]);
@@ -273,7 +273,7 @@ describe("defaultItemBasedRateLimiter", () => {
 });
 
 describe("defaultControllerRateLimiter", () => {
-  it("L-08 is the larger of exponential 5 ms → 1000 s and a 10/s bucket of 100", () => {
+  it("is the larger of exponential 5 ms → 1000 s and a 10/s bucket of 100", () => {
     const clock = new FakeClock();
     const l = defaultControllerRateLimiter<string>({ clock });
     assert.deepEqual(

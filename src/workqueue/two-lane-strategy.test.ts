@@ -19,7 +19,7 @@ function popAll(s: TwoLaneStrategy<string>): string[] {
 }
 
 describe("TwoLaneStrategy", () => {
-  it("TL-03 TL-04 TL-06 serves the fast lane first, FIFO within each lane", () => {
+  it("TL-04 TL-06 serves the fast lane first, FIFO within each lane", () => {
     const { fast, strategy: s } = oracle();
     fast.add("f1");
     fast.add("f2");
@@ -29,7 +29,7 @@ describe("TwoLaneStrategy", () => {
     assert.deepEqual(popAll(s), ["f1", "f2", "s1", "s2", "s3"]);
   });
 
-  it("TL-05 touch moves an item to the back of the lane it now belongs to, or leaves it", () => {
+  it("touch moves an item to the back of the lane it now belongs to, or leaves it", () => {
     const { fast, strategy: s } = oracle();
     for (const k of ["a", "b", "c"]) s.push(k);
     s.touch("b");
@@ -46,7 +46,7 @@ describe("TwoLaneStrategy", () => {
     assert.equal(s.size, 3);
   });
 
-  it("TL-08 follows the two-lane reference scenario", () => {
+  it("follows the two-lane reference scenario", () => {
     const { fast, strategy: s } = oracle();
     for (const k of ["1", "3", "5"]) fast.add(k);
     s.push("0");
@@ -70,7 +70,7 @@ describe("TwoLaneStrategy", () => {
     assert.deepEqual([...s.values()], ["3"]);
   });
 
-  it("TL-07 a re-add of an item in flight picks its lane when it is queued again", async () => {
+  it("a re-add of an item in flight picks its lane when it is queued again", async () => {
     const { fast, strategy } = oracle();
     const q = new Queue<string>({ strategy });
     q.add("x");
@@ -82,7 +82,7 @@ describe("TwoLaneStrategy", () => {
     assert.deepEqual([strategy.fastSize, await q.get()], [1, "x"]);
   });
 
-  it("K-04 an item in both lanes' history is never handed to two workers at once", async () => {
+  it("an item in both lanes' history is never handed to two workers at once", async () => {
     const { fast, strategy } = oracle();
     const q = new Queue<string>({ strategy });
     q.add("k");
@@ -95,7 +95,7 @@ describe("TwoLaneStrategy", () => {
     assert.equal(await q.get(), "k");
   });
 
-  it("K-09 a fast item is never behind slow ones, however many are queued", async () => {
+  it("a fast item is never behind slow ones, however many are queued", async () => {
     const { fast, strategy } = oracle();
     const q = new RateLimitingQueue<string>({ strategy, clock: new FakeClock() });
     for (let i = 0; i < 10_000; i++) q.add(`slow-${i}`);
@@ -108,7 +108,7 @@ describe("TwoLaneStrategy", () => {
     q.done(first!);
   });
 
-  it("K-07 shutdown hands out everything accepted in both lanes, then undefined", async () => {
+  it("shutdown hands out everything accepted in both lanes, then undefined", async () => {
     const { fast, strategy } = oracle();
     const q = new Queue<string>({ strategy });
     fast.add("f");

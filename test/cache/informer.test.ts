@@ -1,6 +1,6 @@
 /**
  * Informers, handlers, listers and the factory against the embedded API server over HTTP,
- * including the handler faults of ../shared/reference/informer.md (F11, F12, F16).
+ * including handler faults: a handler that hangs, one that throws, one added after sync.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -18,7 +18,7 @@ import { FakeClock, startTestServer, waitFor } from "kontroller/testing";
 import { cm, startRig, until } from "./rig.ts";
 
 describe("informers over HTTP", () => {
-  it("F11: a handler that never returns holds up neither other handlers nor the cache", async () => {
+  it("a handler that never returns holds up neither other handlers nor the cache", async () => {
     await using rig = await startRig();
     await rig.start();
     const stuck = rig.informer.addEventHandler({ onAdd: () => new Promise<void>(() => {}) });
@@ -28,7 +28,7 @@ describe("informers over HTTP", () => {
     assert.equal(stuck.hasSynced(), true);
   });
 
-  it("F12: a handler that throws is logged and counted, and delivery goes on", async () => {
+  it("a handler that throws is logged and counted, and delivery goes on", async () => {
     const logged: string[] = [];
     const logger: Logger = {
       warn() {},
@@ -57,7 +57,7 @@ describe("informers over HTTP", () => {
     ]);
   });
 
-  it("F16: a handler added after sync gets the whole cache as initial adds before new events", async () => {
+  it("a handler added after sync gets the whole cache as initial adds before new events", async () => {
     await using rig = await startRig();
     for (const n of ["a", "b"]) await rig.writer.create(cm(n));
     await rig.start();

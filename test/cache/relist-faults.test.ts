@@ -1,6 +1,6 @@
 /**
- * Fault scenarios that end in a relist (../shared/reference/informer.md F3, F6, F9, F10, F13,
- * F14, and lists the server sends wrong), against the embedded API server over HTTP.
+ * Fault scenarios that end in a relist (410s, refused and unserved lists, streaming lists
+ * refused, cut or ignored, and lists the server sends wrong), against the embedded API server over HTTP.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -12,7 +12,7 @@ import { FakeClock, startTestServer } from "kontroller/testing";
 import { cm, startRig, until } from "./rig.ts";
 
 describe("relist faults", () => {
-  it("F3, F9, F10: after 410 the informer relists; missed deletes are tombstones, a recreate an update with a new UID", async () => {
+  it("after 410 the informer relists; missed deletes are tombstones, a recreate an update with a new UID", async () => {
     await using rig = await startRig({
       server: { watchCache: { historyMinCapacity: 4, historyMaxCapacity: 4, eventFreshMs: 0 } },
     });
@@ -49,7 +49,7 @@ describe("relist faults", () => {
     ]);
   });
 
-  it("F3 by the server's own 410: history dropped while the watch was stalled; the re-watch gets 410 and a consistent relist catches up", async () => {
+  it("a 410 of the server's own: history dropped while the watch was stalled; the re-watch gets 410 and a consistent relist catches up", async () => {
     await using rig = await startRig();
     for (const n of ["a", "b"]) await rig.writer.create(cm(n));
     await rig.start();
@@ -75,7 +75,7 @@ describe("relist faults", () => {
     assert.deepEqual(rig.mirror.log, ["delete default/a (tombstone)", "update b", "add c"]);
   });
 
-  it("R15: a 500 on the watch backs off, then relists (no retry of the watch at the same RV)", async () => {
+  it("a 500 on the watch backs off, then relists (no retry of the watch at the same RV)", async () => {
     await using rig = await startRig();
     await rig.writer.create(cm("a"));
     await rig.start();
@@ -99,7 +99,7 @@ describe("relist faults", () => {
     );
   });
 
-  it("F6: a list refused with 403 is retried with growing backoff forever, unsynced, and syncs once allowed", async () => {
+  it("a list refused with 403 is retried with growing backoff forever, unsynced, and syncs once allowed", async () => {
     await using rig = await startRig({ informer: { useWatchList: false } });
     await rig.writer.create(cm("a"));
     rig.proxy.failRequests({ status: 403, match: (r) => !r.watch });
@@ -119,7 +119,7 @@ describe("relist faults", () => {
     await rig.converged();
   });
 
-  it("F6: an informer for a kind the server does not serve (404) waits for its CRD, then syncs", async () => {
+  it("an informer for a kind the server does not serve (404) waits for its CRD, then syncs", async () => {
     await using server = await startTestServer({ compactionIntervalMs: 0 });
     const widgets = resourceDefinition<KubeObject>({
       group: "example.com",
@@ -189,7 +189,7 @@ describe("relist faults", () => {
     }
   });
 
-  it("F13: a server that refuses streaming lists (422) is listed with pages, from then on", async () => {
+  it("a server that refuses streaming lists (422) is listed with pages, from then on", async () => {
     await using rig = await startRig({ informer: { pageSize: 2 } });
     for (const n of ["a", "b", "c", "d", "e"]) await rig.writer.create(cm(n));
     rig.proxy.failRequests({ status: 422, match: (r) => r.watchList });
@@ -209,7 +209,7 @@ describe("relist faults", () => {
     );
   });
 
-  it("F14: a streaming list cut before its end bookmark is dropped whole; the cycle lists instead", async () => {
+  it("a streaming list cut before its end bookmark is dropped whole; the cycle lists instead", async () => {
     await using rig = await startRig();
     for (const n of ["a", "b", "c", "d", "e"]) await rig.writer.create(cm(n));
     rig.proxy.endWatchListsAfter(2);

@@ -1,6 +1,6 @@
 /**
- * Fault scenarios of the watch (../shared/reference/informer.md F1, F2, F4, F5, F7, F8, F15,
- * F17, and a server restart), against the embedded API server over HTTP, through the fault
+ * Fault scenarios of the watch (closed, reset or cut mid-stream, a server down, 429s, a silent
+ * watch, watches that close at once, bad lines, a server restart), against the embedded API server over HTTP, through the fault
  * proxy. After each fault the cache equals the server and the handler saw a consistent sequence.
  */
 import assert from "node:assert/strict";
@@ -19,7 +19,7 @@ const reasons = (fs: ReflectorFailure[]) =>
   );
 
 describe("watch faults", () => {
-  it("F1: the server closes a watch: a new watch from the last RV at once, no list, no notifications", async () => {
+  it("the server closes a watch: a new watch from the last RV at once, no list, no notifications", async () => {
     await using rig = await startRig();
     await rig.writer.create(cm("a"));
     await rig.start();
@@ -51,7 +51,7 @@ describe("watch faults", () => {
   });
 
   for (const mode of ["reset", "truncate"] as const) {
-    it(`F2: a ${mode} mid-stream is reported and followed by a new watch from the last RV, no list`, async () => {
+    it(`a ${mode} mid-stream is reported and followed by a new watch from the last RV, no list`, async () => {
       await using rig = await startRig();
       await rig.writer.create(cm("a"));
       await rig.start();
@@ -69,7 +69,7 @@ describe("watch faults", () => {
     });
   }
 
-  it("F4: the server is down: watches retried with backoff 0.8, 1.6, 3.2 s, no list, then catch up", async () => {
+  it("the server is down: watches retried with backoff 0.8, 1.6, 3.2 s, no list, then catch up", async () => {
     await using rig = await startRig();
     await rig.writer.create(cm("a"));
     await rig.start();
@@ -98,7 +98,7 @@ describe("watch faults", () => {
     assert.deepEqual(rig.mirror.log, ["add a (initial)", "add b", "delete default/a"]);
   });
 
-  it("F5: a 429 on the watch backs off and re-watches without a list", async () => {
+  it("a 429 on the watch backs off and re-watches without a list", async () => {
     await using rig = await startRig();
     await rig.start();
     await rig.clock.advanceAsync(1000);
@@ -113,7 +113,7 @@ describe("watch faults", () => {
     assert.ok(rig.proxy.requests.slice(before).every((r) => r.watch && !r.watchList));
   });
 
-  it("F5: a 429 on the list is retried by the client after Retry-After, or by the reflector", async () => {
+  it("a 429 on the list is retried by the client after Retry-After, or by the reflector", async () => {
     for (const maxRetries of [3, 0]) {
       await using rig = await startRig({ maxRetries, informer: { useWatchList: false } });
       await rig.writer.create(cm("a"));
@@ -158,7 +158,7 @@ describe("watch faults", () => {
     assert.equal(rig.informer.store.size, 4);
   });
 
-  it("F7: a black-holed watch is detected on the informer's clock and replaced", async () => {
+  it("a black-holed watch is detected on the informer's clock and replaced", async () => {
     await using rig = await startRig({ informer: { watchIdleTimeoutMs: 60_000 } });
     await rig.writer.create(cm("a"));
     await rig.start();
@@ -173,7 +173,7 @@ describe("watch faults", () => {
     await rig.converged();
   });
 
-  it("F8: watches that close at once without events back off instead of looping", async () => {
+  it("watches that close at once without events back off instead of looping", async () => {
     await using rig = await startRig();
     await rig.writer.create(cm("a"));
     await rig.start();
@@ -199,7 +199,7 @@ describe("watch faults", () => {
     await rig.converged();
   });
 
-  it("F15/F17: a foreign kind, a bad JSON line or an unknown event type is reported and healed by a relist", async () => {
+  it("a foreign kind, a bad JSON line or an unknown event type is reported and healed by a relist", async () => {
     const lines = [
       JSON.stringify({
         type: "ADDED",
