@@ -4,13 +4,12 @@
  * and removes both when disposed. `kill()` and `restart()` inject the fault of losing etcd:
  * it comes back on the same ports with the same data, as after a crash.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
+import type { ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkNumber } from "../core/index.ts";
+import { freePort, isRunning, launchProcess, stopProcess } from "./process.ts";
 
 /** Options of {@link startEtcd}. */
 export interface StartEtcdOptions {
@@ -56,8 +55,6 @@ export class EtcdNotFoundError extends Error {
 
 /** What etcd 3.4 logs once it serves clients (zap logger; capnslog's wording). */
 const READY = /"msg":"serving client traffic|ready to serve client requests/;
-const live = new Set<ChildProcess>();
-let exitHook = false;
 
 /** Starts a throwaway single-member etcd; see {@link EtcdProcess}. */
 export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdProcess> {
@@ -86,7 +83,7 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdPro
   const close = () => {
     closing ??= (async () => {
       child?.kill("SIGCONT"); // a stopped etcd would not act on SIGTERM
-      if (child !== undefined) await stop(child, "SIGTERM");
+      if (child !== undefined) await stopProcess(child, "SIGTERM");
       await rm(dataDir, { recursive: true, force: true });
     })();
     return closing;
@@ -95,10 +92,10 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdPro
     endpoint,
     dataDir,
     get running() {
-      return child !== undefined && child.exitCode === null && child.signalCode === null;
+      return child !== undefined && isRunning(child);
     },
     async kill() {
-      if (child !== undefined) await stop(child, "SIGKILL");
+      if (child !== undefined) await stopProcess(child, "SIGKILL");
     },
     pause() {
       child?.kill("SIGSTOP");
@@ -108,7 +105,7 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdPro
     },
     async restart(restartOptions = {}) {
       if (closing !== undefined) throw new Error(`etcd at ${endpoint} is closed`);
-      if (child !== undefined) await stop(child, "SIGKILL");
+      if (child !== undefined) await stopProcess(child, "SIGKILL");
       child = await launch(binary, dataDir, ports!, timeoutMs, restartOptions.signal);
     },
     close,
@@ -124,12 +121,12 @@ async function launch(
   timeoutMs: number,
   signal: AbortSignal | undefined,
 ): Promise<ChildProcess> {
-  signal?.throwIfAborted();
   const client = `http://127.0.0.1:${ports.client}`;
   const peer = `http://127.0.0.1:${ports.peer}`;
-  const child = spawn(
+  const { child } = await launchProcess({
+    name: `etcd (${binary}) on ${client}`,
     binary,
-    [
+    args: [
       ...["--name", "default", "--data-dir", dataDir],
       ...["--listen-client-urls", client, "--advertise-client-urls", client],
       ...["--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer],
@@ -138,92 +135,10 @@ async function launch(
       ...["--heartbeat-interval", "10", "--election-timeout", "100"],
       ...["--logger", "zap", "--log-outputs", "stderr"],
     ],
-    { stdio: ["ignore", "ignore", "pipe"] },
-  );
-  trackForExit(child);
-  const tail: string[] = [];
-  let buffered = "";
-  let ready: () => void = () => {};
-  const readyP = new Promise<void>((resolve) => {
-    ready = resolve;
+    ready: (line) => READY.test(line),
+    timeoutMs,
+    signal,
+    notFound: (missing) => new EtcdNotFoundError(missing),
   });
-  // Read stderr for as long as etcd runs: a full pipe would block it.
-  child.stderr!.setEncoding("utf8");
-  child.stderr!.on("data", (chunk: string) => {
-    buffered += chunk;
-    let nl = buffered.indexOf("\n");
-    while (nl >= 0) {
-      const line = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      tail.push(line);
-      if (tail.length > 20) tail.shift();
-      if (READY.test(line)) ready();
-      nl = buffered.indexOf("\n");
-    }
-  });
-  const failure = (why: string) =>
-    new Error(`etcd (${binary}) ${why} on ${client}; its last lines:\n${tail.join("\n")}`);
-  const exited = new Promise<never>((_, reject) => {
-    child.once("error", (err: NodeJS.ErrnoException) =>
-      reject(err.code === "ENOENT" ? new EtcdNotFoundError(binary) : err),
-    );
-    child.once("exit", (code, sig) =>
-      reject(failure(`exited (${sig ?? code}) before it was ready`)),
-    );
-  });
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(failure(`was not ready after ${timeoutMs} ms`)), timeoutMs);
-  });
-  let onAbort: () => void = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal!.reason);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    await Promise.race([readyP, exited, timedOut, aborted]);
-    return child;
-  } catch (err) {
-    await stop(child, "SIGKILL");
-    throw err;
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener("abort", onAbort);
-    for (const p of [exited, timedOut, aborted]) p.catch(() => {});
-  }
-}
-
-/** Signals the process and resolves once it has exited (SIGKILL after 10 s of SIGTERM). */
-async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) {
-    live.delete(child);
-    return;
-  }
-  const exit = once(child, "exit");
-  child.kill(signal);
-  const force = signal === "SIGKILL" ? undefined : setTimeout(() => child.kill("SIGKILL"), 10_000);
-  await exit;
-  clearTimeout(force);
-  live.delete(child);
-}
-
-/** Kills any etcd still running when the test process exits. */
-function trackForExit(child: ChildProcess): void {
-  live.add(child);
-  child.once("exit", () => live.delete(child));
-  if (exitHook) return;
-  exitHook = true;
-  process.once("exit", () => {
-    for (const c of live) c.kill("SIGKILL");
-  });
-}
-
-/** A TCP port free on the loopback interface right now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  return child;
 }
