@@ -3,12 +3,16 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { describe, it } from "node:test";
 import { clockConformance } from "../testing/index.ts";
+import { runConformanceWithNodeTest } from "../testing/node-test.ts";
 import { preciseClock } from "./precise-clock.ts";
 
-clockConformance("preciseClock", () => ({
-  clock: preciseClock,
-  elapse: (ms) => new Promise<void>((resolve) => preciseClock.setTimer(ms, resolve)),
-}));
+runConformanceWithNodeTest(clockConformance, {
+  name: "preciseClock",
+  make: () => ({
+    clock: preciseClock,
+    elapse: (ms) => new Promise<void>((resolve) => preciseClock.setTimer(ms, resolve)),
+  }),
+});
 
 describe("preciseClock", () => {
   it("reads the time since the epoch with a fraction, close to Date.now()", () => {

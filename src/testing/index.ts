@@ -1,8 +1,20 @@
 /**
  * kontroller/testing — what users need to test controllers the way we test ours: a fake clock
- * and the conformance suites.
+ * and the conformance suites, as data any test runner can run (node:test through
+ * kontroller/testing/node-test).
  */
-export { type ClockDriver, clockConformance } from "./clock-conformance.ts";
+export {
+  type ClockDriver,
+  type ClockSubject,
+  clockConformance,
+} from "./clock-conformance.ts";
+export {
+  type ConformanceCase,
+  type ConformanceSubject,
+  type ConformanceSuite,
+  conformanceCases,
+  type PlannedCase,
+} from "./conformance.ts";
 export {
   EtcdNotFoundError,
   type EtcdProcess,
@@ -23,12 +35,13 @@ export type {
   FaultProxyOptions,
   ProxiedRequest,
 } from "./fault-rules.ts";
-export {
-  type ConformanceSetup,
-  type QueueConformanceOptions,
-  queueConformance,
-  strategyConformance,
-} from "./queue-conformance.ts";
-export { storageConformance } from "./storage-conformance.ts";
+export { queueConformance } from "./queue-conformance.ts";
+export type {
+  ConformanceSetup,
+  QueueCapability,
+  QueueSubject,
+} from "./queue-conformance-setup.ts";
+export { type StorageSubject, storageConformance } from "./storage-conformance.ts";
+export { type StrategySubject, strategyConformance } from "./strategy-conformance.ts";
 export { startTestServer, type TestServer, type TestServerOptions } from "./test-server.ts";
 export { type WaitForOptions, waitFor } from "./wait-for.ts";

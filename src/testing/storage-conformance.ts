@@ -1,22 +1,23 @@
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
 import {
   isStorageError,
   type Storage,
   type StorageErrorCode,
   type WatchBatch,
 } from "../apiserver/index.ts";
+import type { ConformanceSubject, ConformanceSuite } from "./conformance.ts";
 
-/**
- * The behaviour every API server `Storage` guarantees, as a node:test suite: one global
- * revision, compare-and-swap writes, multi-version reads, ordered range lists with limits,
- * watches from a revision, and compaction. Run it against your backend:
- * `storageConformance("MyStorage", async () => new MyStorage())`. Each test gets a fresh store
- * and closes it.
- */
-export function storageConformance(name: string, makeStorage: () => Promise<Storage>): void {
-  const withStore = (fn: (s: Storage) => Promise<void>) => async () => {
-    const s = await makeStorage();
+/** An API server storage backend under test. */
+export interface StorageSubject extends ConformanceSubject {
+  /** Opens a fresh, empty store; every case opens its own and closes it. */
+  make(): Promise<Storage>;
+}
+
+/** Runs `fn` on a fresh store of the subject, and closes the store. */
+const withStore =
+  (fn: (s: Storage) => Promise<void>) =>
+  async (subject: StorageSubject): Promise<void> => {
+    const s = await subject.make();
     try {
       await fn(s);
     } finally {
@@ -24,10 +25,19 @@ export function storageConformance(name: string, makeStorage: () => Promise<Stor
     }
   };
 
-  describe(`Storage conformance: ${name}`, () => {
-    it(
-      "gives every write the next value of one global revision",
-      withStore(async (s) => {
+/**
+ * The behaviour every API server `Storage` guarantees: one global revision, compare-and-swap
+ * writes, multi-version reads, ordered range lists with limits, watches from a revision, and
+ * compaction. Run it against your backend with node:test:
+ * `runConformanceWithNodeTest(storageConformance, { name: "MyStorage", make: async () => new MyStorage() })`,
+ * or with another runner through `conformanceCases`.
+ */
+export const storageConformance: ConformanceSuite<StorageSubject> = {
+  name: "Storage conformance",
+  cases: [
+    {
+      name: "gives every write the next value of one global revision",
+      run: withStore(async (s) => {
         const r0 = await s.currentRevision();
         assert.ok(r0 >= 1, `a new store is at revision ${r0}, expected >= 1`);
         const a = await s.create("/a", "1");
@@ -40,11 +50,11 @@ export function storageConformance(name: string, makeStorage: () => Promise<Stor
         assert.equal(d.revision, r0 + 4);
         assert.equal(await s.currentRevision(), r0 + 4);
       }),
-    );
+    },
 
-    it(
-      "creates only absent keys and keeps createRevision and version across updates",
-      withStore(async (s) => {
+    {
+      name: "creates only absent keys and keeps createRevision and version across updates",
+      run: withStore(async (s) => {
         const kv = await s.create("/k", "v1");
         assert.deepEqual(
           { key: kv.key, value: kv.value, version: kv.version },
@@ -57,11 +67,11 @@ export function storageConformance(name: string, makeStorage: () => Promise<Stor
         assert.equal(kv2.version, 2);
         assert.equal((await s.get("/k"))?.value, "v2");
       }),
-    );
+    },
 
-    it(
-      "refuses an update or delete at a stale revision, and writes to a missing key",
-      withStore(async (s) => {
+    {
+      name: "refuses an update or delete at a stale revision, and writes to a missing key",
+      run: withStore(async (s) => {
         const kv = await s.create("/k", "v1");
         await s.update("/k", "v2", kv.modRevision);
         await rejectsWith(s.update("/k", "v3", kv.modRevision), "Conflict");
@@ -70,11 +80,11 @@ export function storageConformance(name: string, makeStorage: () => Promise<Stor
         await rejectsWith(s.update("/missing", "x", 1), "NotFound");
         await rejectsWith(s.delete("/missing"), "NotFound");
       }),
-    );
+    },
 
-    it(
-      "deletes, returning the previous entry, and lets the key be created again",
-      withStore(async (s) => {
+    {
+      name: "deletes, returning the previous entry, and lets the key be created again",
+      run: withStore(async (s) => {
         const kv = await s.create("/k", "v1");
         const d = await s.delete("/k", kv.modRevision);
         assert.equal(d.prev.value, "v1");
@@ -83,11 +93,11 @@ export function storageConformance(name: string, makeStorage: () => Promise<Stor
         assert.equal(again.version, 1);
         assert.equal(again.createRevision, again.modRevision);
       }),
-    );
+    },
 
-    it(
-      "reads a key as it was at a past revision",
-      withStore(async (s) => {
+    {
+      name: "reads a key as it was at a past revision",
+      run: withStore(async (s) => {
         const v1 = await s.create("/k", "v1");
         const v2 = await s.update("/k", "v2", v1.modRevision);
         const del = await s.delete("/k");
@@ -96,11 +106,11 @@ export function storageConformance(name: string, makeStorage: () => Promise<Stor
         assert.equal(await s.get("/k", { revision: del.revision }), undefined);
         await rejectsWith(s.get("/k", { revision: del.revision + 10 }), "FutureRevision");
       }),
-    );
+    },
 
-    it(
-      "lists a prefix in key order, in pages, as a consistent snapshot",
-      withStore(async (s) => {
+    {
+      name: "lists a prefix in key order, in pages, as a consistent snapshot",
+      run: withStore(async (s) => {
         for (const k of ["c", "a", "e", "b", "d"]) await s.create(`/p/${k}`, k);
         await s.create("/q/z", "other prefix");
         await s.create("/p", "the prefix itself is not under /p/");
@@ -147,11 +157,11 @@ export function storageConformance(name: string, makeStorage: () => Promise<Stor
         );
         assert.equal(now.revision, await s.currentRevision());
       }),
-    );
+    },
 
-    it(
-      "forgets history before a compaction, and still reads at the compacted revision",
-      withStore(async (s) => {
+    {
+      name: "forgets history before a compaction, and still reads at the compacted revision",
+      run: withStore(async (s) => {
         const v1 = await s.create("/k", "v1");
         const v2 = await s.update("/k", "v2", v1.modRevision);
         await s.create("/gone", "x");
@@ -172,11 +182,11 @@ export function storageConformance(name: string, makeStorage: () => Promise<Stor
         const it = s.watch("/", { fromRevision: v1.modRevision })[Symbol.asyncIterator]();
         await rejectsWith(it.next(), "Compacted");
       }),
-    );
+    },
 
-    it(
-      "replays a watch from a past revision, then delivers live changes in revision order",
-      withStore(async (s) => {
+    {
+      name: "replays a watch from a past revision, then delivers live changes in revision order",
+      run: withStore(async (s) => {
         const a = await s.create("/w/a", "a1");
         await s.create("/other/x", "x");
         const a2 = await s.update("/w/a", "a2", a.modRevision);
@@ -202,11 +212,11 @@ export function storageConformance(name: string, makeStorage: () => Promise<Stor
         const del = events[3]!;
         assert.ok(del.type === "delete" && del.prev.value === "a2", "a deletion carries prev");
       }),
-    );
+    },
 
-    it(
-      "tells a watcher the store's revision even when nothing under its prefix changes",
-      withStore(async (s) => {
+    {
+      name: "tells a watcher the store's revision even when nothing under its prefix changes",
+      run: withStore(async (s) => {
         const ac = new AbortController();
         const it = s.watch("/quiet/", { signal: ac.signal })[Symbol.asyncIterator]();
         const kv = await s.create("/busy/a", "1");
@@ -220,11 +230,11 @@ export function storageConformance(name: string, makeStorage: () => Promise<Stor
         assert.equal(batch.revision, kv.modRevision);
         ac.abort();
       }),
-    );
+    },
 
-    it(
-      "ends a watch when its signal aborts or the store closes",
-      withStore(async (s) => {
+    {
+      name: "ends a watch when its signal aborts or the store closes",
+      run: withStore(async (s) => {
         const ac = new AbortController();
         const it = s.watch("/", { signal: ac.signal })[Symbol.asyncIterator]();
         const next = it.next();
@@ -237,9 +247,9 @@ export function storageConformance(name: string, makeStorage: () => Promise<Stor
         await rejectsWith(s.get("/k"), "Closed");
         await s.close(); // idempotent
       }),
-    );
-  });
-}
+    },
+  ],
+};
 
 async function rejectsWith(p: Promise<unknown>, code: StorageErrorCode): Promise<void> {
   await assert.rejects(p, (err: unknown) => {

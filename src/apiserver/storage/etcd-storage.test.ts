@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { InvalidOptionError } from "../../core/index.ts";
 import { type EtcdProcess, startEtcd, storageConformance } from "../../testing/index.ts";
+import { runConformanceWithNodeTest } from "../../testing/node-test.ts";
 import { EtcdStorage } from "./etcd-storage.ts";
 import { isStorageError } from "./storage-error.ts";
 
@@ -14,10 +15,10 @@ before(async () => {
 });
 after(() => etcd.close());
 
-storageConformance(
-  "EtcdStorage",
-  async () => new EtcdStorage({ endpoints: [etcd.endpoint], prefix: `/conformance-${++n}` }),
-);
+runConformanceWithNodeTest(storageConformance, {
+  name: "EtcdStorage",
+  make: async () => new EtcdStorage({ endpoints: [etcd.endpoint], prefix: `/conformance-${++n}` }),
+});
 
 describe("EtcdStorage options and lifecycle", () => {
   it("refuses bad options with an InvalidOptionError naming the option", () => {

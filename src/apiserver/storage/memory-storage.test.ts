@@ -1,4 +1,8 @@
 import { storageConformance } from "../../testing/index.ts";
+import { runConformanceWithNodeTest } from "../../testing/node-test.ts";
 import { MemoryStorage } from "./memory-storage.ts";
 
-storageConformance("MemoryStorage", async () => new MemoryStorage());
+runConformanceWithNodeTest(storageConformance, {
+  name: "MemoryStorage",
+  make: async () => new MemoryStorage(),
+});
