@@ -35,6 +35,13 @@ export type {
   FaultProxyOptions,
   ProxiedRequest,
 } from "./fault-rules.ts";
+export {
+  findKubeApiServer,
+  KubeApiServerNotFoundError,
+  type KubeApiServerProcess,
+  type StartKubeApiServerOptions,
+  startKubeApiServer,
+} from "./kube-apiserver.ts";
 export { queueConformance } from "./queue-conformance.ts";
 export type {
   ConformanceSetup,

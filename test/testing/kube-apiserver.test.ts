@@ -1,0 +1,132 @@
+/**
+ * The real kube-apiserver fixture: started from the binaries the environment names, it serves
+ * the admin over verified HTTPS, and close() leaves no process and no directory behind. Without
+ * a binary, asking for it is an error that names the variables to set.
+ */
+import assert from "node:assert/strict";
+import { chmod, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { createClient } from "kontroller/client";
+import {
+  findKubeApiServer,
+  KubeApiServerNotFoundError,
+  startKubeApiServer,
+} from "kontroller/testing";
+
+const found = findKubeApiServer();
+const noBinary =
+  found === undefined
+    ? "no kube-apiserver binary on this machine (set KONTROLLER_KUBE_APISERVER or KUBEBUILDER_ASSETS)"
+    : false;
+
+async function fixtureDirs(): Promise<string[]> {
+  return (await readdir(tmpdir())).filter((name) => name.startsWith("kontroller-kube-apiserver-"));
+}
+
+function alive(pid: number | undefined): boolean {
+  if (pid === undefined) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("startKubeApiServer", () => {
+  it("finds kube-apiserver by $KONTROLLER_KUBE_APISERVER, else in $KUBEBUILDER_ASSETS with its etcd", async () => {
+    const assets = await mkdtemp(join(tmpdir(), "kontroller-assets-"));
+    try {
+      await writeFile(join(assets, "kube-apiserver"), "");
+      await writeFile(join(assets, "etcd"), "");
+      assert.deepEqual(findKubeApiServer({ KUBEBUILDER_ASSETS: assets }), {
+        kubeApiServer: join(assets, "kube-apiserver"),
+        etcd: join(assets, "etcd"),
+      });
+      assert.deepEqual(
+        findKubeApiServer({ KUBEBUILDER_ASSETS: assets, KONTROLLER_KUBE_APISERVER: "/x/kas" }),
+        { kubeApiServer: "/x/kas", etcd: join(assets, "etcd") },
+      );
+      assert.equal(findKubeApiServer({}), undefined);
+      assert.equal(findKubeApiServer({ KUBEBUILDER_ASSETS: tmpdir() }), undefined);
+    } finally {
+      await rm(assets, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a binary that is not there, naming the variables, and starts nothing", async () => {
+    const before = await fixtureDirs();
+    await assert.rejects(
+      startKubeApiServer({ binary: "/nonexistent/kube-apiserver" }),
+      (err: unknown) =>
+        err instanceof KubeApiServerNotFoundError &&
+        /KONTROLLER_KUBE_APISERVER/.test(err.message) &&
+        /KUBEBUILDER_ASSETS/.test(err.message),
+    );
+    assert.deepEqual(await fixtureDirs(), before);
+  });
+
+  it("reports a kube-apiserver that exits before it is ready with its last lines, and cleans up", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "kontroller-fake-kas-"));
+    const fake = join(dir, "kube-apiserver");
+    await writeFile(
+      fake,
+      '#!/bin/sh\necho "E1127 flag provided but not defined: -x" >&2\nexit 1\n',
+    );
+    await chmod(fake, 0o755);
+    const before = await fixtureDirs();
+    try {
+      await assert.rejects(startKubeApiServer({ binary: fake }), (err: unknown) => {
+        assert.ok(err instanceof Error);
+        assert.match(err.message, /exited \(1\) before it was ready/);
+        assert.match(err.message, /flag provided but not defined/);
+        return true;
+      });
+      assert.deepEqual(await fixtureDirs(), before);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("serves the admin over HTTPS that the client verifies, and close() leaves no process or directory", {
+    skip: noBinary,
+  }, async () => {
+    const before = await fixtureDirs();
+    const kube = await startKubeApiServer();
+    try {
+      assert.match(kube.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+      const dir = join(tmpdir(), "kontroller-kube-apiserver-test");
+      await rm(dir, { recursive: true, force: true });
+      const kubeconfigDir = await mkdtemp(join(tmpdir(), "kontroller-kc-"));
+      const kubeconfig = join(kubeconfigDir, "kubeconfig");
+      await writeFile(kubeconfig, kube.kubeconfig);
+      const client = createClient({ kubeconfig });
+      try {
+        const namespaces = await client.resource("Namespace").list();
+        assert.ok(namespaces.items.some((ns) => ns.metadata?.name === "default"));
+      } finally {
+        await client.close();
+        await rm(kubeconfigDir, { recursive: true, force: true });
+      }
+      assert.equal(alive(kube.pid), true);
+    } finally {
+      await kube.close();
+    }
+    assert.equal(alive(kube.pid), false);
+    assert.equal(kube.etcd.running, false);
+    assert.deepEqual(await fixtureDirs(), before);
+  });
+
+  it("reports a kube-apiserver that dies while running with its last lines, and still cleans up", {
+    skip: noBinary,
+  }, async () => {
+    const before = await fixtureDirs();
+    const kube = await startKubeApiServer();
+    process.kill(kube.pid!, "SIGKILL");
+    await assert.rejects(kube.close(), /kube-apiserver exited on its own \(SIGKILL\)/);
+    assert.equal(kube.etcd.running, false);
+    assert.deepEqual(await fixtureDirs(), before);
+  });
+});
