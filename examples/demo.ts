@@ -1,17 +1,17 @@
 /**
  * `npm run demo` (= `kontroller demo`): the embedded API server, its control-plane controllers,
  * both example controllers with a handful of Users and HealthMonitors, and the mini scheduler
- * with a few nodes and pods; progress in the terminal; runs until Ctrl-C, then shuts down
- * cleanly.
+ * with a few nodes and pods; progress in the terminal; runs until Ctrl-C (or, with `--once`,
+ * until the controllers have reconciled the demo's objects), then shuts down cleanly.
  *
- * `kontroller demo [--port N] [--kubeconfig-out PATH] [--data-dir DIR] [--quiet] [--controllers all|none]`
+ * `kontroller demo [--port N] [--kubeconfig-out PATH] [--data-dir DIR] [--quiet] [--controllers all|none] [--once]`
  */
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ApiServer, kubeconfigFor } from "kontroller/apiserver";
-import { createClient } from "kontroller/client";
+import { type Client, createClient } from "kontroller/client";
 import { type Controller, Manager, onTerminate } from "kontroller/controller";
 import { startControlPlane } from "kontroller/controlplane";
 import { customResourceDefinitions } from "kontroller/resources";
@@ -19,12 +19,41 @@ import { waitFor } from "kontroller/testing";
 import { healthMonitorController } from "./health-monitor/controller.ts";
 import { HealthMonitor } from "./health-monitor/health-monitor.ts";
 import { startProbeTarget } from "./health-monitor/probe-target.ts";
-import { startSchedulerDemo } from "./mini-scheduler/demo-cluster.ts";
+import { type SchedulerDemo, startSchedulerDemo } from "./mini-scheduler/demo-cluster.ts";
 import { userNamespaceController } from "./user-namespace/controller.ts";
 import { User } from "./user-namespace/user.ts";
 
-const USAGE =
-  "usage: kontroller demo [--port N] [--kubeconfig-out PATH] [--data-dir DIR] [--quiet] [--controllers all|none]\n";
+const USAGE = `usage: kontroller demo [--port N] [--kubeconfig-out PATH] [--data-dir DIR] [--quiet]
+                       [--controllers all|none] [--once]
+
+Runs an embedded API server with the example controllers until Ctrl-C.
+
+  --port N                the API server's port (default 0: any free port)
+  --kubeconfig-out PATH   where to write a kubeconfig for kubectl (default: a temporary folder)
+  --data-dir DIR          where the user-namespace controller keeps each User's files
+                          (default: a temporary folder)
+  --quiet                 no progress line every 2 s
+  --controllers all|none  all runs the control plane (garbage collector, namespace
+                          controller) too; none runs only the example controllers (default all)
+  --once                  stop by itself, with exit code 0, once the controllers have brought
+                          every demo object to its state (each User Ready, each HealthMonitor
+                          probed, each pod that fits bound); exit code 1 if that fails
+`;
+
+/** The demo's Users: name, display name. */
+const DEMO_USERS = [
+  ["ann", "Ann Example"],
+  ["bob", "Bob Builder"],
+  ["cy", "Cy Twombly"],
+] as const;
+
+/** The demo's HealthMonitors: name, path on the probe target, active. */
+const DEMO_MONITORS = [
+  ["checkout", "/healthy", true],
+  ["search", "/flaky", false],
+  ["legacy", "/unhealthy", false],
+  ["payments", "/healthy", true],
+] as const;
 
 /** Runs the demo until `signal` aborts; resolves with the exit code. */
 export async function runDemo(
@@ -39,6 +68,7 @@ export async function runDemo(
       "data-dir": { type: "string" },
       quiet: { type: "boolean", default: false },
       controllers: { type: "string", default: "all" },
+      once: { type: "boolean", default: false },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -101,22 +131,11 @@ export async function runDemo(
   signal.addEventListener("abort", () => stop.abort(), { once: true });
   const running = manager.start(stop.signal);
 
-  for (const [name, displayName] of [
-    ["ann", "Ann Example"],
-    ["bob", "Bob Builder"],
-    ["cy", "Cy Twombly"],
-  ]) {
-    await client
-      .resource(User)
-      .create(User.object({ metadata: { name: name! }, spec: { displayName: displayName! } }));
+  for (const [name, displayName] of DEMO_USERS) {
+    await client.resource(User).create(User.object({ metadata: { name }, spec: { displayName } }));
   }
   const hm = client.resource(HealthMonitor).inNamespace("default");
-  for (const [name, path, active] of [
-    ["checkout", "/healthy", true],
-    ["search", "/flaky", false],
-    ["legacy", "/unhealthy", false],
-    ["payments", "/healthy", true],
-  ] as const) {
+  for (const [name, path, active] of DEMO_MONITORS) {
     await hm.create(
       HealthMonitor.object({
         metadata: { name, namespace: "default" },
@@ -133,6 +152,21 @@ export async function runDemo(
   say(`     kubectl --kubeconfig ${kubeconfigPath} get pods -o wide`);
   say(`     kubectl --kubeconfig ${kubeconfigPath} get nodes`);
   say("Ctrl-C stops the demo.");
+  let exitCode = 0;
+  if (values.once) {
+    void reconciled(client, scheduler, stop.signal).then(
+      () => {
+        say("every User is Ready, every HealthMonitor probed, every pod that fits bound");
+        stop.abort();
+      },
+      (err: unknown) => {
+        if (stop.signal.aborted) return; // Ctrl-C came first
+        process.stderr.write(`kontroller demo: --once: ${String(err)}\n`);
+        exitCode = 1;
+        stop.abort();
+      },
+    );
+  }
 
   const progress = values.quiet
     ? undefined
@@ -152,7 +186,30 @@ export async function runDemo(
     await server.close();
   }
   say("demo stopped");
-  return 0;
+  return exitCode;
+}
+
+/** Resolves once the controllers have brought every demo object to its state. */
+async function reconciled(
+  client: Client,
+  scheduler: SchedulerDemo,
+  signal: AbortSignal,
+): Promise<void> {
+  const monitors = client.resource(HealthMonitor).inNamespace("default");
+  await Promise.all([
+    ...DEMO_USERS.map(([name]) =>
+      waitFor(
+        client.resource(User),
+        name,
+        (u) => u?.status?.conditions?.find((c) => c.type === "Ready")?.status === "True",
+        { signal },
+      ),
+    ),
+    ...DEMO_MONITORS.map(([name]) =>
+      waitFor(monitors, name, (m) => m?.status?.healthy !== undefined, { signal }),
+    ),
+    scheduler.scheduled(signal),
+  ]);
 }
 
 /** One line: reconciles and errors per controller, queue depth per lane. */

@@ -1,9 +1,9 @@
 import { FieldSelector, type KubeObject, LabelSelector } from "../../core/index.ts";
 import { customResourceDefinitions } from "../../resources/index.ts";
+import type { FieldManagers } from "../managedfields/field-managers.ts";
 import { timestamp } from "../registry/deletion.ts";
 import { pruneBuiltin } from "../registry/known-fields.ts";
-import { ALL_VERBS, type Registry } from "../registry/registry.ts";
-import type { Store } from "../registry/store.ts";
+import { ALL_VERBS, type Registry, type ServedResource } from "../registry/registry.ts";
 import { jsonEncoder } from "../watchcache/cache-event.ts";
 import type { CacheWatcher } from "../watchcache/cache-watcher.ts";
 import { type Crd, conditionOf, crdVersionSpecs, setCondition, storageSchemaOf } from "./crd.ts";
@@ -50,20 +50,24 @@ interface Installed {
  */
 export class CrdController {
   readonly #registry: Registry;
-  #store: Store | undefined;
+  readonly #fields: FieldManagers;
+  /** The served `customresourcedefinitions`, once started. */
+  #served: ServedResource | undefined;
   #watcher: CacheWatcher | undefined;
   #loop: Promise<void> | undefined;
   readonly #installed = new Map<string, Installed>();
   readonly #accepted = new Map<string, { group: string; names: CrdNames }>();
   readonly #cleanups = new Map<string, InstanceCleanup>();
 
-  constructor(registry: Registry) {
+  /** Serves the CRDs of `registry`; `fields` manages the fields of their writes. */
+  constructor(registry: Registry, fields: FieldManagers) {
     this.#registry = registry;
+    this.#fields = fields;
   }
 
   /** Serves `customresourcedefinitions` and starts following them. */
   async start(): Promise<void> {
-    if (this.#store !== undefined) return;
+    if (this.#served !== undefined) return;
     const served = await this.#registry.install(
       customResourceDefinitions,
       crdStrategy,
@@ -76,7 +80,7 @@ export class CrdController {
         normalize: (o) => pruneBuiltin("CustomResourceDefinition", o),
       },
     );
-    this.#store = served.store;
+    this.#served = served;
     // Names already accepted (a restart on stored CRDs) hold before any CRD is looked at.
     for (const e of served.store.cache.list(ALL).entries) this.#remember(e.object as Crd);
     const watcher = served.store.watch({ filter: ALL });
@@ -172,17 +176,18 @@ export class CrdController {
   /** Writes `status` through the CRD's status subresource, unless it is what `crd` has. */
   async #writeStatus(crd: Crd, status: Crd["status"]): Promise<void> {
     if (JSON.stringify(status) === JSON.stringify(crd.status)) return;
-    await this.#store!.guaranteedUpdate(
+    const served = this.#served!;
+    await served.store.guaranteedUpdate(
       "",
       crd.metadata?.name ?? "",
       (current) => ({ ...current, status }) as KubeObject,
-      { subresource: "status" },
+      this.#fields.managed(served, { subresource: "status" }),
     );
   }
 
   /** Looks again at the group's CRDs whose names are not all accepted (a name may be free). */
   async #resyncGroup(group: string, except: string): Promise<void> {
-    for (const e of this.#store!.cache.list(ALL).entries) {
+    for (const e of this.#served!.store.cache.list(ALL).entries) {
       const other = e.object as Crd;
       if (other.spec.group !== group || other.metadata?.name === except) continue;
       if (other.metadata?.deletionTimestamp) continue;
@@ -201,6 +206,7 @@ export class CrdController {
     // to either needs a new cache (kube, too, recreates a CRD's storage when its spec changes).
     let fresh = previous !== undefined && previous.cacheKey !== cacheKey;
     for (const s of specs) {
+      this.#fields.set(s.def, s.fieldManager);
       await this.#registry.install(s.def, s.strategy, s.prefix, {
         ...s.serving,
         verbs: terminating ? TERMINATING_VERBS : ALL_VERBS,
@@ -270,16 +276,22 @@ export class CrdController {
   }
 
   async #removeFinalizer(name: string): Promise<void> {
-    await this.#store!.guaranteedUpdate("", name, (current) => {
-      const meta = current.metadata ?? {};
-      return {
-        ...current,
-        metadata: {
-          ...meta,
-          finalizers: (meta.finalizers ?? []).filter((f) => f !== CRD_CLEANUP_FINALIZER),
-        },
-      };
-    });
+    const served = this.#served!;
+    await served.store.guaranteedUpdate(
+      "",
+      name,
+      (current) => {
+        const meta = current.metadata ?? {};
+        return {
+          ...current,
+          metadata: {
+            ...meta,
+            finalizers: (meta.finalizers ?? []).filter((f) => f !== CRD_CLEANUP_FINALIZER),
+          },
+        };
+      },
+      this.#fields.managed(served, {}),
+    );
   }
 
   /** A CRD is gone: stop serving it and free its names for the rest of its group. */

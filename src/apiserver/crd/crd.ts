@@ -112,10 +112,9 @@ export interface VersionSpec {
     strategicMerge: false;
     encoder: WatchEncoder;
     custom: CustomResourceInfo;
-  } & Pick<
-    StoreOptions,
-    "storageApiVersion" | "validate" | "normalize" | "decode" | "fieldManager"
-  >;
+  } & Pick<StoreOptions, "storageApiVersion" | "validate" | "normalize" | "decode">;
+  /** Server-side apply's view of the version: its schema, and the CRD's other versions. */
+  readonly fieldManager: FieldManager;
 }
 
 /**
@@ -211,6 +210,17 @@ export function crdVersionSpecs(
         strategy,
         prefix,
         selectable,
+        fieldManager: new FieldManager({
+          apiVersion,
+          kind: names.kind,
+          type: typeAt(apiVersion)!,
+          views: (other) => {
+            const type = typeAt(other);
+            return type === undefined ? undefined : { type, toVersion: same, fromVersion: same };
+          },
+          statusSubresource: hasStatus,
+          clock,
+        }),
         serving: {
           subresources: [
             ...(v.subresources?.status ? ["status"] : []),
@@ -221,17 +231,6 @@ export function crdVersionSpecs(
           storageApiVersion: `${group}/${storageVersion}`,
           decode,
           validate: (o: KubeObject) => validator(o),
-          fieldManager: new FieldManager({
-            apiVersion,
-            kind: names.kind,
-            type: typeAt(apiVersion)!,
-            views: (other) => {
-              const type = typeAt(other);
-              return type === undefined ? undefined : { type, toVersion: same, fromVersion: same };
-            },
-            statusSubresource: hasStatus,
-            clock,
-          }),
           normalize: (o: KubeObject) => {
             const dropped = prune(schema, o);
             applyDefaults(schema, o);

@@ -1,9 +1,25 @@
 import { errors, type KubeObject, parseLabelSelector } from "../../core/index.ts";
-import type { ScaleHandler } from "../http/resource-handler.ts";
 import { metaOf } from "../registry/codec.ts";
 import type { ServedResource } from "../registry/registry.ts";
 import { type Json, rec, recordAt } from "../registry/strategies/util.ts";
+import type { WriteOptions } from "../registry/types.ts";
 import { evaluateJsonPath } from "./json-path.ts";
+
+/** Serves `/scale` of custom resources. */
+export interface ScaleHandler {
+  get(served: ServedResource, namespace: string, name: string): Promise<unknown>;
+  /**
+   * Writes the Scale `scale` makes of the current one; `options` come with the write's field
+   * management, which records it as a write to `scale`.
+   */
+  update(
+    served: ServedResource,
+    namespace: string,
+    name: string,
+    scale: (current: unknown) => unknown,
+    options: WriteOptions,
+  ): Promise<unknown>;
+}
 
 /**
  * The `/scale` subresource of custom resources: an `autoscaling/v1 Scale` read from, and written
@@ -12,7 +28,7 @@ import { evaluateJsonPath } from "./json-path.ts";
  */
 export const customResourceScale: ScaleHandler = {
   get: async (served, namespace, name) => toScale(served, await served.store.get(namespace, name)),
-  update: async (served, namespace, name, change, { dryRun, manager }) => {
+  update: async (served, namespace, name, change, options) => {
     const paths = served.custom?.scale;
     if (paths === undefined)
       throw errors.notFound({ group: served.def.group, resource: served.def.plural }, name);
@@ -39,7 +55,7 @@ export const customResourceScale: ScaleHandler = {
           metaOf(current).resourceVersion = scale.metadata.resourceVersion;
         return current;
       },
-      { dryRun, manager, managerSubresource: "scale" },
+      options,
     );
     return toScale(served, updated);
   },

@@ -1,13 +1,10 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { isMap, isScalar, LineCounter, parseDocument, visit } from "yaml";
 import { errors, type KubeObject } from "../../core/index.ts";
-import type { ServedResource } from "../registry/registry.ts";
-import type { FieldValidation } from "../registry/store.ts";
-import { readBody } from "./body.ts";
-import { negotiate } from "./negotiate.ts";
+import type { FieldValidation } from "../registry/types.ts";
 import { sendObject } from "./output.ts";
-import type { ResourceContext, ResourceRequest } from "./resource-handler.ts";
-import { setWarnings, writeParams } from "./write-options.ts";
+import type { VerbRequest } from "./types.ts";
+import { setWarnings } from "./write-options.ts";
+import { writePreamble } from "./write-preamble.ts";
 
 /** The media type of a server-side apply patch: a YAML (or JSON) object. */
 export const APPLY_PATCH = "application/apply-patch+yaml";
@@ -71,35 +68,27 @@ export function applyPatchDuplicates(bytes: Buffer, validation: FieldValidation)
  * fieldValidation Strict or Warn, a key given twice is an error (before anything is written)
  * or a warning.
  */
-export async function serveApply(
-  ctx: ResourceContext,
-  req: IncomingMessage,
-  res: ServerResponse,
-  served: ServedResource,
-  r: ResourceRequest,
-  query: URLSearchParams,
-  warnings: string[],
-): Promise<void> {
-  const { dryRun, fieldValidation, manager, force } = writeParams(
-    query,
-    "PatchOptions",
-    req.headers["user-agent"],
-    true,
-  );
-  const output = negotiate(req.headers.accept, false);
-  const bytes = await readBody(req);
-  const config = decodeApplyPatch(bytes);
+export async function serveApply(v: VerbRequest): Promise<void> {
+  const { ctx, res, r, served, warnings } = v;
+  const w = await writePreamble(v, "PatchOptions", { apply: true });
+  const config = decodeApplyPatch(w.bytes);
   // kube reports duplicate keys after merging; refusing them first stores nothing either way.
-  const duplicates = applyPatchDuplicates(bytes, fieldValidation);
-  const { object, created } = await served.store.apply(r.namespace, r.name, config as KubeObject, {
-    manager,
-    force,
-    dryRun,
-    fieldValidation,
-    warnings,
-    ...(r.subresource ? { subresource: r.subresource } : {}),
-  });
+  const duplicates = applyPatchDuplicates(w.bytes, w.fieldValidation);
+  const { object, created } = await ctx.fields.apply(
+    served,
+    r.namespace,
+    r.name,
+    config as KubeObject,
+    {
+      manager: w.manager,
+      force: w.force,
+      dryRun: w.dryRun,
+      fieldValidation: w.fieldValidation,
+      warnings,
+      ...(r.subresource ? { subresource: r.subresource } : {}),
+    },
+  );
   warnings.push(...duplicates);
   setWarnings(res, warnings);
-  return sendObject(ctx, res, created ? 201 : 200, served, object, output, query);
+  return sendObject(ctx, res, created ? 201 : 200, served, object, w.output, v.query);
 }

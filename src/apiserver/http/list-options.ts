@@ -8,7 +8,7 @@ import {
   type StatusCause,
 } from "../../core/index.ts";
 import { field } from "../registry/field-errors.ts";
-import type { ListQuery } from "../registry/store.ts";
+import type { ListQuery } from "../registry/types.ts";
 
 /** List and watch parameters of a request, parsed and validated. */
 export interface ListParams extends ListQuery {

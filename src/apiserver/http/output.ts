@@ -2,12 +2,12 @@ import type { ServerResponse } from "node:http";
 import type { KubeObject } from "../../core/index.ts";
 import { apiVersionOf } from "../../resources/index.ts";
 import type { ServedResource } from "../registry/registry.ts";
-import type { ListResult } from "../registry/store.ts";
+import type { ListResult } from "../registry/types.ts";
 import type { WatchEncoder } from "../watchcache/cache-event.ts";
 import type { Output } from "./negotiate.ts";
-import type { ResourceContext } from "./resource-handler.ts";
 import { sendJson, sendJsonList } from "./respond.ts";
 import { columnsOf, definitions, parseIncludeObject, tableRow } from "./table.ts";
+import type { ResourceContext } from "./types.ts";
 
 /*
  * How objects, lists and watch events are written for each negotiated output: plain JSON

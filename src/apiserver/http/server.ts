@@ -10,6 +10,7 @@ import {
 } from "../../core/index.ts";
 import { CrdController } from "../crd/crd-controller.ts";
 import { customResourceScale } from "../crd/scale.ts";
+import { FieldManagers } from "../managedfields/field-managers.ts";
 import { Registry } from "../registry/registry.ts";
 import { MemoryStorage } from "../storage/memory-storage.ts";
 import type { Storage } from "../storage/storage.ts";
@@ -67,6 +68,7 @@ export class ApiServer {
   readonly #minRequestTimeoutSeconds: number;
   readonly #compactionIntervalMs: number;
   readonly #registry: Registry;
+  readonly #fields: FieldManagers;
   readonly #crds: CrdController;
   readonly #openapi: OpenApiService;
   #http: Server | undefined;
@@ -111,7 +113,8 @@ export class ApiServer {
       clock: this.#clock,
       ...(options.watchCache ? { watchCache: options.watchCache } : {}),
     });
-    this.#crds = new CrdController(this.#registry);
+    this.#fields = new FieldManagers({ registry: this.#registry, clock: this.#clock });
+    this.#crds = new CrdController(this.#registry, this.#fields);
     this.#openapi = new OpenApiService(this.#registry, this.#clock);
   }
 
@@ -129,10 +132,11 @@ export class ApiServer {
   /** Starts serving. Resolves with the URL once requests are accepted. */
   async listen(): Promise<string> {
     if (this.#url !== undefined) return this.#url;
-    await this.#registry.start();
+    await this.#registry.start((served) => this.#fields.managed(served, {}));
     await this.#crds.start();
     const ctx: ResourceContext = {
       registry: this.#registry,
+      fields: this.#fields,
       clock: this.#clock,
       minRequestTimeoutSeconds: this.#minRequestTimeoutSeconds,
       scale: customResourceScale,

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { errors, type StatusCause } from "../../core/index.ts";
 import type { DeleteOptions } from "../registry/deletion.ts";
 import { field } from "../registry/field-errors.ts";
-import type { FieldValidation } from "../registry/store.ts";
+import type { FieldValidation } from "../registry/types.ts";
 import { parseJson, readBody } from "./body.ts";
 
 /*

@@ -40,17 +40,8 @@ export function finalizersForDeletion(
 
 /** RFC 3339 with second precision, UTC: how `metav1.Time` is written. */
 export function timestamp(ms: number): string {
-  const second = Math.floor(ms / 1000);
-  if (second !== lastSecond) {
-    lastSecond = second;
-    lastStamp = `${new Date(second * 1000).toISOString().slice(0, 19)}Z`;
-  }
-  return lastStamp;
+  return `${new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19)}Z`;
 }
-
-/** The last second formatted (creates within a second share the string). */
-let lastSecond = Number.NaN;
-let lastStamp = "";
 
 /** True if the object is being deleted. */
 export function isDeleting(object: KubeObject): boolean {

@@ -5,7 +5,7 @@ import { CacheEntry, type ObjectAttrs } from "../watchcache/cache-event.ts";
 import type { CacheFilter } from "../watchcache/cache-watcher.ts";
 import { decodeFromStorage } from "./codec.ts";
 import { decodeContinue, encodeContinue } from "./continue-token.ts";
-import type { ListQuery, ListResult } from "./store.ts";
+import type { ListQuery, ListResult } from "./types.ts";
 
 /**
  * A paged (or exact-revision) list read from storage, as kube's etcd3 store serves it: every page

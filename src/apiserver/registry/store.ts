@@ -1,28 +1,36 @@
 import { randomUUID } from "node:crypto";
 import {
-  ApiError,
   type Clock,
-  deepEqual,
   errors,
-  type FieldSelector,
   type GroupResource,
   type KubeObject,
-  type LabelSelector,
   type StatusCause,
 } from "../../core/index.ts";
 import { apiVersionOf, isNamespaced, type ResourceDefinition } from "../../resources/index.ts";
-import type { FieldManager } from "../managedfields/field-manager.ts";
 import type { KeyValue, Storage } from "../storage/storage.ts";
 import { isStorageError } from "../storage/storage-error.ts";
-import type { CacheEntry, ObjectAttrs, WatchEncoder } from "../watchcache/cache-event.ts";
+import type { ObjectAttrs, WatchEncoder } from "../watchcache/cache-event.ts";
 import type { CacheFilter, CacheWatcher } from "../watchcache/cache-watcher.ts";
 import type { WatchCache } from "../watchcache/watch-cache.ts";
-import { type ApplyOptions, applyToStore } from "./apply.ts";
 import { cloneObject, decodeFromStorage, encodeForStorage, metaOf } from "./codec.ts";
-import { type DeleteOptions, finalizersForDeletion, timestamp } from "./deletion.ts";
+import { toServedForm, toStoredForm, type VersionConversion } from "./conversion.ts";
+import { type DeleteOptions, finalizersForDeletion } from "./deletion.ts";
+import { fieldValidationWarnings } from "./field-validation.ts";
+import { GENERATE_NAME_ATTEMPTS, generateName } from "./generate-name.ts";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./object-meta.ts";
 import { listFromStorage } from "./paged-list.ts";
+import { retryOnConflict } from "./retry.ts";
 import type { Strategy } from "./strategy.ts";
+import {
+  checkNamespace,
+  keepStoredStatus,
+  keepSystemFields,
+  markForDeletion,
+  prepareCreateMeta,
+  specChanged,
+  withStatusOf,
+} from "./system-fields.ts";
+import type { DeleteOutcome, ListQuery, ListResult, UpdateOptions, WriteOptions } from "./types.ts";
 
 /** Options of {@link Store}. */
 export interface StoreOptions {
@@ -37,20 +45,25 @@ export interface StoreOptions {
   readonly clock: Clock;
   /** The apiVersion objects are stored at. @default the served apiVersion */
   readonly storageApiVersion?: string;
-  /** Admission for writes into a namespace (existence, Terminating). */
+  /**
+   * Admission for writes into a namespace (existence, Terminating).
+   * @default none: every namespace is admitted
+   */
   readonly admitNamespace?: (namespace: string, gr: GroupResource, name: string) => Promise<void>;
   /**
    * Called once a DELETE has written its effect to storage — the object marked for deletion or
    * gone — with the revision of that write.
+   * @default none
    */
   readonly onDeletionWritten?: (name: string, revision: number) => void;
-  /** Extra validation (a custom resource's schema), run after the strategy's. */
+  /** Extra validation (a custom resource's schema), run after the strategy's. @default none */
   readonly validate?: (object: KubeObject) => StatusCause[];
   /**
    * Normalizes an object on write as kube's decoding does: drops the fields its schema does not
    * have (a built-in kind's Go type, a custom resource's structural schema) and applies
    * defaults. Returns the paths of the fields dropped; the store turns them into warnings, or a
    * 400 with fieldValidation=Strict.
+   * @default none: every field is kept
    */
   readonly normalize?: (object: KubeObject) => string[];
   /** The encoder for this version's output (rewrites apiVersion for other versions). */
@@ -61,102 +74,42 @@ export interface StoreOptions {
    * way. @default decodeFromStorage
    */
   readonly decode?: (kv: KeyValue) => KubeObject;
-  /** Converts a stored object to this version (the inverse of `toStorage`). */
+  /** Converts a stored object to this version (the inverse of `toStorage`). @default none */
   readonly fromStorage?: (object: KubeObject) => KubeObject;
-  /** Converts an object of this version to the stored form. */
+  /** Converts an object of this version to the stored form. @default none */
   readonly toStorage?: (object: KubeObject) => KubeObject;
-  /**
-   * Keeps `metadata.managedFields` and merges server-side applies (objects of this version).
-   * Without one, writes leave managedFields as they come and {@link Store.apply} is refused.
-   */
-  readonly fieldManager?: FieldManager;
+  /** Picks a number in [0, 1) for generated names. @default Math.random */
+  readonly random?: () => number;
 }
-
-/** List parameters after parsing and validation. */
-export interface ListQuery {
-  readonly label: LabelSelector;
-  readonly field: FieldSelector;
-  readonly resourceVersion?: string;
-  readonly resourceVersionMatch?: "Exact" | "NotOlderThan";
-  readonly limit?: number;
-  readonly continue?: string;
-}
-
-/** A list read: the items (with memoized JSON), its resourceVersion and paging. */
-export interface ListResult {
-  readonly items: readonly CacheEntry[];
-  readonly resourceVersion: number;
-  readonly continue?: string;
-  readonly remainingItemCount?: number;
-}
-
-/** The outcome of a DELETE. */
-export interface DeleteOutcome {
-  /** The object: still there (finalizers pending) or its last state. */
-  readonly object: KubeObject;
-  /** True if the object is gone; false if it is only marked for deletion. */
-  readonly deleted: boolean;
-}
-
-/** How unknown fields in a write are treated (kube's `fieldValidation`). */
-export type FieldValidation = "Ignore" | "Warn" | "Strict";
-
-/** Whether a write is real or only checked (`dryRun=All`), and how unknown fields count. */
-export interface WriteOptions {
-  readonly dryRun?: boolean;
-  /**
-   * Unknown fields are dropped silently (Ignore), dropped with a warning (Warn: kube's default),
-   * or refused with 400 BadRequest (Strict).
-   * @default "Warn"
-   */
-  readonly fieldValidation?: FieldValidation;
-  /** Receives the warnings of a successful write (`unknown field "spec.x"`). */
-  readonly warnings?: string[];
-  /**
-   * Keys the request body had twice in one object (the HTTP layer finds them in the raw
-   * text): under `fieldValidation` they count as unknown fields do, as `duplicate field "x"`.
-   */
-  readonly duplicateFields?: readonly string[];
-  /**
-   * Who writes, for `metadata.managedFields`: the request's `fieldManager`, else its
-   * User-Agent's product (an empty one is recorded as `unknown`, as kube does).
-   * @default "kube-apiserver" (a write the server makes itself)
-   */
-  readonly manager?: string;
-  /**
-   * The subresource the managedFields entry of this write names when the write itself is one
-   * to the main resource (a custom resource's `/scale`).
-   */
-  readonly managerSubresource?: string;
-  /**
-   * The object's managedFields are already worked out (a server-side apply): the write keeps
-   * them instead of being recorded as an update.
-   */
-  readonly managedFieldsSet?: boolean;
-}
-
-const MAX_UPDATE_ATTEMPTS = 16;
-const GENERATE_NAME_ATTEMPTS = 8;
-const NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789";
 
 /**
- * The generic registry of one resource at one version (kube's generic `registry.Store`):
- * metadata, validation, optimistic concurrency, subresources, finalizers and deletion, on top
- * of the {@link Storage} and its {@link WatchCache}. (Over 400 lines because create, update and
- * delete share the system-field and concurrency rules written down here; kind-specific rules
- * live in strategies, paged reads in paged-list.ts.)
+ * The generic registry of one resource at one version (kube's generic `registry.Store`): a
+ * thin shell over {@link Storage} and its {@link WatchCache}. Each write reads the stored
+ * object, applies the rules — version conversion (conversion.ts), system fields
+ * (system-fields.ts), field validation (field-validation.ts), the kind's strategy, metadata
+ * validation (object-meta.ts) — and compare-and-swaps the result, again from the read on a
+ * conflict ({@link retryOnConflict}). Field management is the caller's: it comes with each
+ * write as a transform ({@link WriteOptions.transform}).
  */
 export class Store {
   readonly def: ResourceDefinition;
   readonly #o: StoreOptions;
   readonly #gr: GroupResource;
-  readonly #apiVersion: string;
+  readonly #namespaced: boolean;
+  readonly #conversion: VersionConversion;
 
   constructor(options: StoreOptions) {
     this.#o = options;
     this.def = options.def;
     this.#gr = { group: options.def.group, resource: options.def.plural };
-    this.#apiVersion = apiVersionOf(options.def);
+    this.#namespaced = isNamespaced(options.def);
+    this.#conversion = {
+      apiVersion: apiVersionOf(options.def),
+      kind: options.def.kind,
+      ...(options.storageApiVersion ? { storageApiVersion: options.storageApiVersion } : {}),
+      ...(options.fromStorage ? { fromStorage: options.fromStorage } : {}),
+      ...(options.toStorage ? { toStorage: options.toStorage } : {}),
+    };
   }
 
   get strategy(): Strategy {
@@ -171,6 +124,16 @@ export class Store {
     return this.#o.cache;
   }
 
+  /** Storage prefix, ending in `/`: versions with the same prefix are one resource. */
+  get prefix(): string {
+    return this.#o.prefix;
+  }
+
+  /** How this version converts to and from the stored form. */
+  get conversion(): VersionConversion {
+    return this.#conversion;
+  }
+
   /** Label and field values of an object (stored form), for selectors. */
   attrs(object: KubeObject): ObjectAttrs {
     return attrsOf(this.#o.strategy, object);
@@ -178,16 +141,12 @@ export class Store {
 
   /** Field selectors this resource supports. */
   get fieldSelectors(): readonly string[] {
-    const base = isNamespaced(this.def)
-      ? ["metadata.name", "metadata.namespace"]
-      : ["metadata.name"];
+    const base = this.#namespaced ? ["metadata.name", "metadata.namespace"] : ["metadata.name"];
     return [...base, ...(this.#o.strategy.fieldSelectors ?? [])];
   }
 
   key(namespace: string, name: string): string {
-    return isNamespaced(this.def)
-      ? `${this.#o.prefix}${namespace}/${name}`
-      : `${this.#o.prefix}${name}`;
+    return this.#namespaced ? `${this.#o.prefix}${namespace}/${name}` : `${this.#o.prefix}${name}`;
   }
 
   /** The object, at the latest revision (or any, for resourceVersion "0"). */
@@ -214,7 +173,7 @@ export class Store {
       (rv !== "" && rv !== "0" && paged && q.resourceVersionMatch === undefined);
     if (q.continue !== undefined || exact || (paged && q.resourceVersionMatch !== "NotOlderThan")) {
       const prefix =
-        isNamespaced(this.def) && namespace ? `${this.#o.prefix}${namespace}/` : this.#o.prefix;
+        this.#namespaced && namespace ? `${this.#o.prefix}${namespace}/` : this.#o.prefix;
       return listFromStorage(
         this.#o.storage,
         prefix,
@@ -236,58 +195,44 @@ export class Store {
     return this.#o.cache.watch({ ...request, encoder: request.encoder ?? this.#o.encoder });
   }
 
-  /** Creates an object (POST). */
+  /**
+   * Creates an object (POST). With `generateName` and no name, names are generated until one
+   * is free (409 AlreadyExists after {@link GENERATE_NAME_ATTEMPTS}).
+   */
   async create(
     namespace: string,
     body: KubeObject,
     options: WriteOptions = {},
   ): Promise<KubeObject> {
+    const strategy = this.#o.strategy;
     const object = this.#in(body);
     const meta = metaOf(object);
-    this.#checkNamespace(namespace, meta.namespace);
-    if (isNamespaced(this.def)) meta.namespace = namespace;
-    else delete meta.namespace;
-    if (meta.resourceVersion !== undefined && meta.resourceVersion !== "") {
-      throw errors.internal("resourceVersion should not be set on objects to be created");
-    }
-    delete meta.resourceVersion;
-    meta.uid = randomUUID();
-    meta.creationTimestamp = timestamp(this.#o.clock.now());
-    delete meta.deletionTimestamp;
-    delete meta.deletionGracePeriodSeconds;
-    delete meta.selfLink;
-    if (this.#o.strategy.trackGeneration) meta.generation = 1;
-    else delete meta.generation;
+    checkNamespace(this.#namespaced, namespace, meta.namespace);
+    prepareCreateMeta(meta, {
+      namespace,
+      namespaced: this.#namespaced,
+      trackGeneration: strategy.trackGeneration ?? false,
+      uid: randomUUID(),
+      nowMs: this.#o.clock.now(),
+    });
     const warnings = this.#normalize(object, options);
-    if (!options.managedFieldsSet) this.#track(undefined, object, options, undefined);
-    this.#o.strategy.prepareForCreate?.(object);
+    this.#transform(undefined, object, options, undefined);
+    strategy.prepareForCreate?.(object);
     const generate = !meta.name && Boolean(meta.generateName);
-    if (generate) meta.name = this.#generateName(meta.generateName!);
+    const nextName = () => generateName(meta.generateName!, this.#o.random);
+    if (generate) meta.name = nextName();
     this.#validate(
       object,
-      validateObjectMeta(meta, this.#o.strategy.nameRule ?? "subdomain", isNamespaced(this.def)),
-      this.#o.strategy.validate?.(object),
-      this.#o.strategy.validateCreate?.(object),
+      validateObjectMeta(meta, strategy.nameRule ?? "subdomain", this.#namespaced),
+      strategy.validate?.(object),
+      strategy.validateCreate?.(object),
     );
-    if (isNamespaced(this.def))
-      await this.#o.admitNamespace?.(namespace, this.#gr, meta.name ?? "");
-    const done = () => {
-      options.warnings?.push(...warnings);
-      return this.#out(object);
-    };
+    if (this.#namespaced) await this.#o.admitNamespace?.(namespace, this.#gr, meta.name ?? "");
     for (let attempt = 1; ; attempt++) {
       const key = this.key(namespace, meta.name!);
-      if (options.dryRun) {
-        const existing = await this.#o.storage.get(key);
-        if (existing === undefined) return done();
-      } else {
-        try {
-          const kv = await this.#o.storage.create(key, encodeForStorage(object));
-          meta.resourceVersion = String(kv.modRevision);
-          return done();
-        } catch (err) {
-          if (!isStorageError(err, "KeyExists")) throw err;
-        }
+      if (await this.#tryCreate(key, object, options)) {
+        options.warnings?.push(...warnings);
+        return this.#out(object);
       }
       if (!generate || attempt >= GENERATE_NAME_ATTEMPTS) {
         const existing = await this.#o.storage.get(key);
@@ -295,7 +240,20 @@ export class Store {
           existing !== undefined && Boolean(this.#decode(existing).metadata?.deletionTimestamp);
         throw errors.alreadyExists(this.#gr, meta.name!, deleting);
       }
-      meta.name = this.#generateName(meta.generateName!);
+      meta.name = nextName();
+    }
+  }
+
+  /** Writes a new object under `key` (checks only, for a dry run); false if the key is taken. */
+  async #tryCreate(key: string, object: KubeObject, options: WriteOptions): Promise<boolean> {
+    if (options.dryRun) return (await this.#o.storage.get(key)) === undefined;
+    try {
+      const kv = await this.#o.storage.create(key, encodeForStorage(object));
+      metaOf(object).resourceVersion = String(kv.modRevision);
+      return true;
+    } catch (err) {
+      if (!isStorageError(err, "KeyExists")) throw err;
+      return false;
     }
   }
 
@@ -307,11 +265,11 @@ export class Store {
     namespace: string,
     name: string,
     body: KubeObject,
-    options: WriteOptions & { subresource?: string } = {},
+    options: UpdateOptions = {},
   ): Promise<KubeObject> {
     const input = this.#in(body);
     const meta = input.metadata ?? {};
-    this.#checkNamespace(namespace, meta.namespace);
+    checkNamespace(this.#namespaced, namespace, meta.namespace);
     if (meta.name !== undefined && meta.name !== name) {
       throw errors.badRequest(
         `the name of the object (${meta.name}) does not match the name on the URL (${name})`,
@@ -332,62 +290,44 @@ export class Store {
   /**
    * Reads the stored object, applies `mutate` to a copy (in this version's form) and writes the
    * result if it changed, retrying on concurrent writes. A `metadata.resourceVersion` in the
-   * result that is not the stored one is a 409 Conflict.
+   * result that is not the stored one is a 409 Conflict. A deleting object left with no
+   * finalizers is removed.
    */
-  async guaranteedUpdate(
+  guaranteedUpdate(
     namespace: string,
     name: string,
     mutate: (current: KubeObject) => KubeObject,
-    options: WriteOptions & { subresource?: string } = {},
+    options: UpdateOptions = {},
   ): Promise<KubeObject> {
     const key = this.key(namespace, name);
-    for (let attempt = 0; ; attempt++) {
+    return retryOnConflict(this.#gr, name, async () => {
       const kv = await this.#o.storage.get(key);
       if (kv === undefined) throw errors.notFound(this.#gr, name);
       const stored = this.#decode(kv);
-      const current = this.#out(cloneObject(stored));
-      const next = this.#in(mutate(current));
-      const meta = metaOf(next);
-      if (meta.resourceVersion && meta.resourceVersion !== String(kv.modRevision)) {
-        throw errors.staleResourceVersion(this.#gr, name);
-      }
+      const next = this.#in(mutate(this.#out(cloneObject(stored))));
+      const rv = metaOf(next).resourceVersion;
+      if (rv && rv !== String(kv.modRevision)) throw errors.staleResourceVersion(this.#gr, name);
       const warnings: string[] = [];
       const object = this.#prepareUpdate(next, stored, options, warnings);
       const done = (o: KubeObject) => {
         options.warnings?.push(...warnings);
         return this.#out(o);
       };
-      const old = stored.metadata!;
-      if (
-        metaOf(object).deletionTimestamp &&
-        (metaOf(object).finalizers ?? []).length === 0 &&
-        !this.#blocksDeletion(object)
-      ) {
-        if (options.dryRun) return done(object);
-        try {
+      const meta = metaOf(object);
+      if (meta.deletionTimestamp && (meta.finalizers ?? []).length === 0 && !this.#blocks(object)) {
+        if (!options.dryRun) {
           const { revision } = await this.#o.storage.delete(key, kv.modRevision);
-          metaOf(object).resourceVersion = String(revision);
-          return done(object);
-        } catch (err) {
-          if (isStorageError(err, "Conflict") && attempt < MAX_UPDATE_ATTEMPTS) continue;
-          throw this.#storageError(err, name);
+          meta.resourceVersion = String(revision);
         }
+        return done(object);
       }
       const encoded = encodeForStorage(object);
       if (encoded === kv.value) return done(stored); // no-op: no new revision, no event
-      if (options.dryRun) {
-        metaOf(object).resourceVersion = old.resourceVersion!;
-        return done(object);
-      }
-      try {
-        const written = await this.#o.storage.update(key, encoded, kv.modRevision);
-        metaOf(object).resourceVersion = String(written.modRevision);
-        return done(object);
-      } catch (err) {
-        if (isStorageError(err, "Conflict") && attempt < MAX_UPDATE_ATTEMPTS) continue;
-        throw this.#storageError(err, name);
-      }
-    }
+      meta.resourceVersion = options.dryRun
+        ? stored.metadata!.resourceVersion!
+        : String((await this.#o.storage.update(key, encoded, kv.modRevision)).modRevision);
+      return done(object);
+    });
   }
 
   /**
@@ -408,114 +348,88 @@ export class Store {
     });
   }
 
-  /** Deletes an object, or marks it for deletion while it has finalizers. */
-  async delete(
+  /**
+   * Deletes an object, or marks it for deletion while it has finalizers (or its strategy
+   * blocks the deletion), checking the preconditions against the stored object.
+   */
+  delete(
     namespace: string,
     name: string,
     options: DeleteOptions = {},
     write: WriteOptions = {},
   ): Promise<DeleteOutcome> {
     const key = this.key(namespace, name);
-    for (let attempt = 0; ; attempt++) {
+    return retryOnConflict(this.#gr, name, async () => {
       const kv = await this.#o.storage.get(key);
       if (kv === undefined) throw errors.notFound(this.#gr, name);
       const stored = this.#decode(kv);
       const meta = metaOf(stored);
-      const pre = options.preconditions;
-      if (pre?.uid && pre.uid !== meta.uid) {
-        throw errors.conflict(
-          this.#gr,
-          name,
-          `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid}`,
-        );
-      }
-      if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
-        throw errors.conflict(
-          this.#gr,
-          name,
-          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`,
-        );
-      }
+      this.#checkPreconditions(name, meta, options);
       this.#o.strategy.beforeDelete?.(stored);
       const finalizers = finalizersForDeletion(meta.finalizers ?? [], options);
-      const graceful = finalizers.length > 0 || this.#blocksDeletion(stored);
-      if (graceful) {
+      if (finalizers.length > 0 || this.#blocks(stored)) {
         const marked = cloneObject(stored);
-        const m = metaOf(marked);
-        if (finalizers.length > 0) m.finalizers = finalizers;
-        else delete m.finalizers;
-        if (!m.deletionTimestamp) {
-          m.deletionTimestamp = timestamp(this.#o.clock.now());
-          m.deletionGracePeriodSeconds = 0;
-          if ((m.generation ?? 0) > 0) m.generation = m.generation! + 1;
-        }
+        markForDeletion(metaOf(marked), finalizers, this.#o.clock.now());
         this.#o.strategy.markDeleting?.(marked);
         const encoded = encodeForStorage(marked);
         if (encoded === kv.value || write.dryRun)
           return { object: this.#out(encoded === kv.value ? stored : marked), deleted: false };
-        try {
-          const written = await this.#o.storage.update(key, encoded, kv.modRevision);
-          m.resourceVersion = String(written.modRevision);
-          this.#o.onDeletionWritten?.(name, written.modRevision);
-          return { object: this.#out(marked), deleted: false };
-        } catch (err) {
-          if (isStorageError(err, "Conflict") && attempt < MAX_UPDATE_ATTEMPTS) continue;
-          throw this.#storageError(err, name);
-        }
+        const written = await this.#o.storage.update(key, encoded, kv.modRevision);
+        metaOf(marked).resourceVersion = String(written.modRevision);
+        this.#o.onDeletionWritten?.(name, written.modRevision);
+        return { object: this.#out(marked), deleted: false };
       }
       if (write.dryRun) return { object: this.#out(stored), deleted: true };
-      try {
-        const { revision } = await this.#o.storage.delete(key, kv.modRevision);
-        meta.resourceVersion = String(revision);
-        this.#o.onDeletionWritten?.(name, revision);
-        return { object: this.#out(stored), deleted: true };
-      } catch (err) {
-        if (
-          (isStorageError(err, "Conflict") || isStorageError(err, "NotFound")) &&
-          attempt < MAX_UPDATE_ATTEMPTS
-        )
-          continue;
-        throw this.#storageError(err, name);
-      }
+      const { revision } = await this.#o.storage.delete(key, kv.modRevision);
+      meta.resourceVersion = String(revision);
+      this.#o.onDeletionWritten?.(name, revision);
+      return { object: this.#out(stored), deleted: true };
+    });
+  }
+
+  #checkPreconditions(
+    name: string,
+    meta: { uid?: string; resourceVersion?: string },
+    options: DeleteOptions,
+  ): void {
+    const pre = options.preconditions;
+    if (pre?.uid && pre.uid !== meta.uid) {
+      throw errors.conflict(
+        this.#gr,
+        name,
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid}`,
+      );
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
+      throw errors.conflict(
+        this.#gr,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`,
+      );
     }
   }
 
   /**
-   * Server-side apply (PATCH with `application/apply-patch+yaml`); see {@link applyToStore}.
+   * Runs the write's transform (field management) on `object`, in this version's terms: the
+   * stored forms are converted for it, and the managedFields it sets are copied back.
    */
-  apply(
-    namespace: string,
-    name: string,
-    config: KubeObject,
-    options: ApplyOptions,
-  ): Promise<{ object: KubeObject; created: boolean }> {
-    const fm = this.#o.fieldManager;
-    if (fm === undefined)
-      throw errors.methodNotAllowed(`server-side apply is not supported on ${this.#gr.resource}`);
-    return applyToStore(this, fm, namespace, name, config, options);
-  }
-
-  /**
-   * Sets the managedFields of `object` for a non-apply write by `options.manager` (the
-   * subresource it went through, if any), in this version's terms.
-   */
-  #track(
+  #transform(
     stored: KubeObject | undefined,
     object: KubeObject,
     options: WriteOptions,
     subresource: string | undefined,
   ): void {
-    const fm = this.#o.fieldManager;
-    if (fm === undefined) return;
+    const transform = options.transform;
+    if (transform === undefined) return;
     const from = this.#o.fromStorage;
     const next = from ? from(object) : object;
-    fm.update(
-      stored === undefined ? undefined : from ? from(stored) : stored,
-      next,
-      options.manager ?? "kube-apiserver",
-      subresource,
-    );
-    if (next !== object) setManagedFields(object, next.metadata?.managedFields);
+    transform(stored === undefined ? undefined : from ? from(stored) : stored, next, subresource);
+    if (next !== object) {
+      const entries = next.metadata?.managedFields;
+      const meta = metaOf(object) as Record<string, unknown>;
+      if (entries === undefined) delete meta.managedFields;
+      else meta.managedFields = entries;
+    }
   }
 
   #decode(kv: KeyValue): KubeObject {
@@ -523,32 +437,29 @@ export class Store {
   }
 
   /** True while something other than metadata.finalizers keeps a deleting object (namespaces). */
-  #blocksDeletion(object: KubeObject): boolean {
+  #blocks(object: KubeObject): boolean {
     return this.#o.strategy.blocksDeletion?.(object) ?? false;
   }
 
+  /** The object an update stores, from the mutated `next` and the `stored` one. */
   #prepareUpdate(
     next: KubeObject,
     stored: KubeObject,
-    options: WriteOptions & { subresource?: string },
+    options: UpdateOptions,
     warnings: string[],
   ): KubeObject {
     const subresource = options.subresource;
     const strategy = this.#o.strategy;
-    const old = stored.metadata!;
     let object: KubeObject;
-    const applied = options.managedFieldsSet === true;
     if (subresource === "status") {
       // kube decodes the whole body (pruning, defaults) before taking its status.
       warnings.push(...this.#normalize(next, options));
-      object = {
-        ...cloneObject(stored),
-        status: (next as { status?: unknown }).status,
-      } as KubeObject;
-      if ((next as { status?: unknown }).status === undefined)
-        delete (object as { status?: unknown }).status;
       // An apply to /status worked out the managedFields; the rest of metadata stays stored.
-      if (applied) setManagedFields(object, next.metadata?.managedFields);
+      object = withStatusOf(
+        cloneObject(stored),
+        next,
+        options.managedFieldsSet ? { entries: next.metadata?.managedFields } : undefined,
+      );
     } else if (subresource !== undefined) {
       object =
         strategy.prepareSubresource?.(
@@ -560,74 +471,37 @@ export class Store {
     } else {
       object = next;
       warnings.push(...this.#normalize(object, options));
-      if (strategy.statusSubresource) {
-        const s = (stored as { status?: unknown }).status;
-        if (s === undefined) delete (object as { status?: unknown }).status;
-        else (object as { status?: unknown }).status = s;
-      }
+      if (strategy.statusSubresource) keepStoredStatus(object, stored);
     }
     // A pod's binding is written without a field manager, as kube's BindingREST does.
-    if (!applied && subresource !== "binding")
-      this.#track(stored, object, options, subresource ?? options.managerSubresource);
+    if (subresource !== "binding") this.#transform(stored, object, options, subresource);
     const meta = metaOf(object);
-    // System fields come from the stored object.
-    meta.name = meta.name ?? old.name;
-    if (isNamespaced(this.def)) meta.namespace = meta.namespace ?? old.namespace;
-    else delete meta.namespace;
-    meta.uid = meta.uid || old.uid;
-    // As kube's BeforeUpdate: a client's creationTimestamp (`…00.000Z` from JavaScript clients)
-    // is ignored for the stored one.
-    meta.creationTimestamp = old.creationTimestamp ?? meta.creationTimestamp;
-    if (old.deletionTimestamp) {
-      meta.deletionTimestamp = old.deletionTimestamp;
-      meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds ?? 0;
-    } else {
-      delete meta.deletionTimestamp;
-      delete meta.deletionGracePeriodSeconds;
-    }
-    delete meta.resourceVersion;
-    meta.generation = old.generation;
-    if (meta.generation === undefined) delete meta.generation;
+    const old = stored.metadata!;
+    keepSystemFields(meta, old, this.#namespaced);
     if (subresource === undefined) strategy.prepareForUpdate?.(object, stored);
     if (
       strategy.trackGeneration &&
       specChanged(object, stored, strategy.statusSubresource ?? false)
-    ) {
+    )
       meta.generation = (old.generation ?? 0) + 1;
-    }
-    const causes = [
-      ...validateObjectMeta(meta, strategy.nameRule ?? "subdomain", isNamespaced(this.def)),
-      ...validateObjectMetaUpdate(meta, old),
-    ];
     this.#validate(
       object,
-      causes,
+      validateObjectMeta(meta, strategy.nameRule ?? "subdomain", this.#namespaced),
+      validateObjectMetaUpdate(meta, old),
       strategy.validate?.(object),
       strategy.validateUpdate?.(object, stored, subresource),
     );
     return object;
   }
 
-  /**
-   * Drops unknown fields and applies defaults (see {@link StoreOptions.normalize}); returns the
-   * warnings to send, or throws 400 for fieldValidation=Strict, with kube's wording.
-   */
+  /** Drops unknown fields and applies defaults; see {@link fieldValidationWarnings}. */
   #normalize(object: KubeObject, options: WriteOptions): string[] {
-    const dropped = this.#o.normalize?.(object) ?? [];
-    const duplicates = options.duplicateFields ?? [];
-    const validation = options.fieldValidation;
-    if ((dropped.length === 0 && duplicates.length === 0) || validation === "Ignore") return [];
-    const problems = [
-      ...dropped.map((d) => `unknown field ${JSON.stringify(d)}`),
-      ...duplicates.map((d) => `duplicate field ${JSON.stringify(d)}`),
-    ];
-    if (validation === "Strict") {
-      const { kind, version } = this.def;
-      throw errors.badRequest(
-        `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: strict decoding error: ${problems.join(", ")}`,
-      );
-    }
-    return problems;
+    return fieldValidationWarnings(
+      this.#o.normalize?.(object) ?? [],
+      options.duplicateFields ?? [],
+      options.fieldValidation,
+      this.def,
+    );
   }
 
   #validate(object: KubeObject, ...lists: (StatusCause[] | undefined)[]): void {
@@ -643,43 +517,12 @@ export class Store {
     }
   }
 
-  #checkNamespace(urlNamespace: string, bodyNamespace: string | undefined): void {
-    if (isNamespaced(this.def) && bodyNamespace && bodyNamespace !== urlNamespace) {
-      throw errors.badRequest(
-        "the namespace of the provided object does not match the namespace sent on the request",
-      );
-    }
-  }
-
-  /** A request object in this version → the stored form (apiVersion/kind set). */
   #in(body: KubeObject): KubeObject {
-    const object = this.#o.toStorage ? this.#o.toStorage(body) : body;
-    const { apiVersion: _a, kind, ...rest } = object;
-    return {
-      apiVersion: this.#o.storageApiVersion ?? this.#apiVersion,
-      kind: this.#o.toStorage ? kind : this.def.kind,
-      ...rest,
-    };
+    return toStoredForm(this.#conversion, body);
   }
 
-  /** A stored object → this version. */
   #out(object: KubeObject): KubeObject {
-    if (this.#o.fromStorage) return this.#o.fromStorage(object);
-    if (object.apiVersion === this.#apiVersion) return object;
-    return { ...object, apiVersion: this.#apiVersion };
-  }
-
-  #generateName(base: string): string {
-    let suffix = "";
-    for (let i = 0; i < 5; i++) suffix += NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)];
-    return `${base.slice(0, 58)}${suffix}`;
-  }
-
-  #storageError(err: unknown, name: string): unknown {
-    if (isStorageError(err, "NotFound")) return errors.notFound(this.#gr, name);
-    if (isStorageError(err, "Conflict")) return errors.staleResourceVersion(this.#gr, name);
-    if (err instanceof ApiError) return err;
-    return err;
+    return toServedForm(this.#conversion, object);
   }
 }
 
@@ -692,26 +535,4 @@ export function attrsOf(strategy: Strategy, object: KubeObject): ObjectAttrs {
     ...strategy.fields?.(object),
   };
   return { labels: meta.labels ?? {}, fields };
-}
-
-/** True if anything outside metadata (and status, with a status subresource) differs. */
-function specChanged(a: KubeObject, b: KubeObject, ignoreStatus: boolean): boolean {
-  const strip = (o: KubeObject) => {
-    const {
-      metadata: _m,
-      apiVersion: _a,
-      kind: _k,
-      ...rest
-    } = o as KubeObject & { status?: unknown };
-    if (ignoreStatus) delete (rest as { status?: unknown }).status;
-    return rest;
-  };
-  return !deepEqual(strip(a), strip(b));
-}
-
-/** Sets (or, for undefined, removes) an object's managedFields. */
-function setManagedFields(object: KubeObject, entries: unknown): void {
-  const meta = metaOf(object) as Record<string, unknown>;
-  if (entries === undefined) delete meta.managedFields;
-  else meta.managedFields = entries;
 }

@@ -1,0 +1,16 @@
+/** The characters of a generated suffix (kube's: no vowels, no look-alike digits). */
+const NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789";
+/** A generated name keeps at most this much of `generateName`, as kube does (63 - 5). */
+const MAX_BASE_LENGTH = 58;
+/** How many names a create with `generateName` tries before answering 409 AlreadyExists. */
+export const GENERATE_NAME_ATTEMPTS = 8;
+
+/**
+ * A name from `generateName`: its first 58 characters and 5 random ones (kube's
+ * `SimpleNameGenerator`). `random` returns a number in [0, 1).
+ */
+export function generateName(base: string, random: () => number = Math.random): string {
+  let suffix = "";
+  for (let i = 0; i < 5; i++) suffix += NAME_CHARS[Math.floor(random() * NAME_CHARS.length)];
+  return `${base.slice(0, MAX_BASE_LENGTH)}${suffix}`;
+}

@@ -1,0 +1,112 @@
+import type { StatusCause } from "../../../core/index.ts";
+import type { ClusterIpAllocator } from "../allocators.ts";
+import { field } from "../field-errors.ts";
+import type { Strategy } from "../strategy.ts";
+import { arrayAt, child, type Json, rec, recordAt, setDefault, stringAt } from "./util.ts";
+
+const SERVICE_TYPES = ["ClusterIP", "NodePort", "LoadBalancer", "ExternalName"];
+const PROTOCOLS = ["TCP", "UDP", "SCTP"];
+
+/**
+ * Services: defaults (type, ports, a cluster IP from `ips`) and port validation. One strategy
+ * per server, since its allocator is.
+ */
+export const serviceStrategy = (ips: ClusterIpAllocator): Strategy => ({
+  statusSubresource: true,
+  returnDeletedObject: true,
+  prepareForCreate(object) {
+    const o = rec(object);
+    const spec = child(o, "spec");
+    setDefault(spec, "type", "ClusterIP");
+    setDefault(spec, "sessionAffinity", "None");
+    if (spec.type !== "ExternalName") {
+      if (spec.clusterIP === undefined || spec.clusterIP === "") {
+        spec.clusterIP = ips.allocate();
+      }
+      setDefault(spec, "clusterIPs", [spec.clusterIP]);
+      setDefault(spec, "ipFamilies", ["IPv4"]);
+      setDefault(spec, "ipFamilyPolicy", "SingleStack");
+      setDefault(spec, "internalTrafficPolicy", "Cluster");
+    }
+    for (const p of arrayAt(spec, "ports") ?? []) {
+      if (typeof p !== "object" || p === null) continue;
+      const port = p as Json;
+      setDefault(port, "protocol", "TCP");
+      setDefault(port, "targetPort", port.port);
+    }
+    o.status = { loadBalancer: {} };
+  },
+  prepareForUpdate(object, old) {
+    const spec = child(rec(object), "spec");
+    const oldSpec = recordAt(rec(old), "spec") ?? {};
+    for (const k of [
+      "clusterIP",
+      "clusterIPs",
+      "ipFamilies",
+      "ipFamilyPolicy",
+      "internalTrafficPolicy",
+      "sessionAffinity",
+    ]) {
+      if (spec[k] === undefined && oldSpec[k] !== undefined) spec[k] = oldSpec[k];
+    }
+    for (const p of arrayAt(spec, "ports") ?? []) {
+      if (typeof p !== "object" || p === null) continue;
+      setDefault(p as Json, "protocol", "TCP");
+      setDefault(p as Json, "targetPort", (p as Json).port);
+    }
+  },
+  validate(object) {
+    const spec = recordAt(rec(object), "spec") ?? {};
+    const causes: StatusCause[] = [];
+    const type = spec.type;
+    if (typeof type !== "string" || !SERVICE_TYPES.includes(type)) {
+      causes.push(field.notSupported("spec.type", type, SERVICE_TYPES));
+    }
+    const ports = arrayAt(spec, "ports") ?? [];
+    if (type === "ExternalName") {
+      if (!spec.externalName) causes.push(field.required("spec.externalName"));
+    } else if (ports.length === 0 && spec.clusterIP !== "None") {
+      causes.push(field.required("spec.ports"));
+    }
+    const names = new Set<unknown>();
+    ports.forEach((raw, i) => {
+      const p = (raw ?? {}) as Json;
+      const path = `spec.ports[${i}]`;
+      if (ports.length > 1 && !p.name) causes.push(field.required(`${path}.name`));
+      if (p.name !== undefined) {
+        if (names.has(p.name)) causes.push(field.duplicate(`${path}.name`, p.name));
+        names.add(p.name);
+      }
+      if (!Number.isInteger(p.port) || (p.port as number) < 1 || (p.port as number) > 65535) {
+        causes.push(
+          field.invalid(`${path}.port`, p.port, "must be between 1 and 65535, inclusive"),
+        );
+      }
+      if (!PROTOCOLS.includes(String(p.protocol)))
+        causes.push(field.notSupported(`${path}.protocol`, p.protocol, PROTOCOLS));
+    });
+    return causes;
+  },
+  validateUpdate(object, old) {
+    const a = stringAt(object, "spec.clusterIP");
+    const b = stringAt(old, "spec.clusterIP");
+    return a !== b && b !== undefined && b !== "" ? [field.immutable("spec.clusterIP", a)] : [];
+  },
+  columns: [
+    { name: "Type", type: "string", cell: (o) => stringAt(o, "spec.type") ?? "" },
+    { name: "Cluster-IP", type: "string", cell: (o) => stringAt(o, "spec.clusterIP") ?? "<none>" },
+    {
+      name: "External-IP",
+      type: "string",
+      cell: (o) => stringAt(o, "spec.externalName") ?? "<none>",
+    },
+    {
+      name: "Port(s)",
+      type: "string",
+      cell: (o) =>
+        (arrayAt(recordAt(rec(o), "spec") ?? {}, "ports") ?? [])
+          .map((p) => `${(p as Json).port}/${(p as Json).protocol ?? "TCP"}`)
+          .join(",") || "<none>",
+    },
+  ],
+});
