@@ -7,6 +7,7 @@
 import type { Client } from "kontroller/client";
 import { isAlreadyExists } from "kontroller/core";
 import { type Node, nodes, type Pod, pods } from "kontroller/resources";
+import { waitFor } from "kontroller/testing";
 import { Scheduler } from "./scheduler.ts";
 
 /** The running demo scheduler. */
@@ -16,7 +17,12 @@ export interface SchedulerDemo {
   readonly stopped: Promise<void>;
   /** One line for the progress display. */
   status(): string;
+  /** Resolves once every demo pod that fits a node is bound to one; rejects when `signal` aborts. */
+  scheduled(signal: AbortSignal): Promise<void>;
 }
+
+/** The demo's pod too big for every node: it stays Pending. */
+const TOO_BIG = "batch-1";
 
 function node(name: string, cpu: string, memory: string, labels: Record<string, string>): Node {
   return {
@@ -62,19 +68,28 @@ export async function startSchedulerDemo(
   const scheduler = new Scheduler({ client, schedulerName: "default-scheduler" });
   const stopped = scheduler.start(signal);
   const podClient = client.resource(pods, { namespace: "default" });
-  for (const p of [
+  const demoPods = [
     pod("web-1", "500m", "256Mi"),
     pod("web-2", "500m", "256Mi"),
     pod("web-3", "500m", "256Mi"),
     pod("db-1", "2", "4Gi", { nodeSelector: { disk: "ssd" }, priority: 1000 }),
-    pod("batch-1", "12", "8Gi"),
-  ]) {
+    pod(TOO_BIG, "12", "8Gi"),
+  ];
+  for (const p of demoPods) {
     await create(() => podClient.create(p));
   }
+  const fitting = demoPods.map((p) => p.metadata!.name!).filter((name) => name !== TOO_BIG);
   return {
     scheduler,
     stopped,
     status: () =>
       `mini-scheduler: ${scheduler.stats.bound} bound, ${scheduler.unschedulableCount} waiting for room`,
+    scheduled: async (until) => {
+      await Promise.all(
+        fitting.map((name) =>
+          waitFor(podClient, name, (p) => p?.spec?.nodeName !== undefined, { signal: until }),
+        ),
+      );
+    },
   };
 }
