@@ -69,8 +69,8 @@ async function run(
   const done = new Promise<void>((r) => {
     allDone = r;
   });
-  const c = new Controller(
-    controller({
+  const c = new Controller({
+    spec: controller({
       name: `bench-${typeof queue === "string" ? queue : "custom"}`,
       for: User,
       watches: [
@@ -99,8 +99,9 @@ async function run(
         }
       },
     }),
-    { factory, logger: silent },
-  );
+    factory,
+    logger: silent,
+  });
   c.connect();
   const stop = new AbortController();
   factory.start(stop.signal);

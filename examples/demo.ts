@@ -14,6 +14,7 @@ import { ApiServer, kubeconfigFor } from "kontroller/apiserver";
 import { type Client, createClient } from "kontroller/client";
 import { type Controller, Manager, onTerminate } from "kontroller/controller";
 import { startControlPlane } from "kontroller/controlplane";
+import { PrometheusMetrics } from "kontroller/metrics";
 import { customResourceDefinitions } from "kontroller/resources";
 import { waitFor } from "kontroller/testing";
 import { healthMonitorController } from "./health-monitor/controller.ts";
@@ -120,9 +121,11 @@ export async function runDemo(
     (m) => m === undefined,
   );
 
+  const metrics = new PrometheusMetrics();
   const manager = new Manager({
     name: "kontroller-demo",
     client,
+    metrics,
     logger: { error() {}, warn() {}, info() {}, debug() {} },
   });
   const users = manager.add(userNamespaceController(manager, { dataDir }));
@@ -172,7 +175,7 @@ export async function runDemo(
     ? undefined
     : setInterval(
         () =>
-          void status(manager, [users, monitors]).then((line) =>
+          void status(metrics, [users, monitors]).then((line) =>
             say(`${line} | ${scheduler.status()}`),
           ),
         2000,
@@ -213,8 +216,8 @@ async function reconciled(
 }
 
 /** One line: reconciles and errors per controller, queue depth per lane. */
-async function status(manager: Manager, controllers: Controller[]): Promise<string> {
-  const metric = manager.registry.getSingleMetric("controller_runtime_reconcile_total");
+async function status(metrics: PrometheusMetrics, controllers: Controller[]): Promise<string> {
+  const metric = metrics.registry.getSingleMetric("controller_runtime_reconcile_total");
   const values = (await metric?.get())?.values ?? [];
   const count = (controller: string, result?: string) =>
     values

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Manager, onTerminate } from "kontroller/controller";
 import { isAlreadyExists } from "kontroller/core";
+import { PrometheusMetrics } from "kontroller/metrics";
 import { customResourceDefinitions } from "kontroller/resources";
 import { userNamespaceController } from "./controller.ts";
 import { User } from "./user.ts";
@@ -21,6 +22,7 @@ const { values } = parseArgs({
 });
 const manager = new Manager({
   name: "user-namespace",
+  metrics: new PrometheusMetrics(),
   ...(values.url ? { clientOptions: { url: values.url } } : {}),
   ...(values["health-port"] ? { healthPort: Number(values["health-port"]) } : {}),
 });

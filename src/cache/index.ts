@@ -10,6 +10,7 @@ export {
   FifoClosedError,
   TransformOutputError,
 } from "./delta-fifo.ts";
+export { failureReason } from "./failure-reason.ts";
 export { Indexer, type IndexerOptions } from "./indexer.ts";
 export {
   InformerFactory,
@@ -25,16 +26,6 @@ export {
   type WatchCall,
 } from "./lister-watcher.ts";
 export { type Logger, silentLogger, stderrLogger } from "./logger.ts";
-export {
-  type CounterMetric,
-  type FailureCounterMetric,
-  failureReason,
-  type HistogramMetric,
-  type InformerMetrics,
-  type InformerMetricsProvider,
-  noopInformerMetrics,
-  noopInformerMetricsProvider,
-} from "./metrics.ts";
 export type { EventHandler, HandlerRegistration, Notification } from "./processor-listener.ts";
 export { Reflector, type ReflectorOptions } from "./reflector.ts";
 export {

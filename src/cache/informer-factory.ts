@@ -15,14 +15,13 @@ import type { ResourceDefinition } from "../resources/index.ts";
 import { Lister } from "./lister.ts";
 import { listerWatcherFor } from "./lister-watcher.ts";
 import type { Logger } from "./logger.ts";
-import { type InformerMetricsProvider, noopInformerMetricsProvider } from "./metrics.ts";
 import { SharedInformer, type SharedInformerOptions } from "./shared-informer.ts";
 import type { Indexers } from "./store.ts";
 
 /** Reflector and informer settings the factory applies to every informer it makes. */
 type SharedSettings = Omit<
   SharedInformerOptions<KubeObject>,
-  "listerWatcher" | "name" | "indexers" | "transform" | "metrics" | "clock" | "logger"
+  "listerWatcher" | "name" | "indexers" | "transform" | "clock" | "logger"
 >;
 
 /** Options for {@link InformerFactory}. */
@@ -37,8 +36,6 @@ export interface InformerFactoryOptions extends SharedSettings {
   clock?: Clock;
   /** @default stderrLogger */
   logger?: Logger;
-  /** Makes each informer's instruments. @default no metrics */
-  metricsProvider?: InformerMetricsProvider;
 }
 
 /** Which informer: a namespace and server-side selectors. */
@@ -95,7 +92,7 @@ export class InformerFactory {
     const name = `${api}/${definition.plural}${namespace ? ` in ${namespace}` : ""}${labels ? ` labels ${labels}` : ""}${fields ? ` fields ${fields}` : ""}`;
     let informer = this.#informers.get(name) as SharedInformer<T> | undefined;
     if (informer === undefined) {
-      const { client, namespace: _ns, transform, metricsProvider, ...settings } = this.#options;
+      const { client, namespace: _ns, transform, ...settings } = this.#options;
       const resource = client.resource(definition, namespace === undefined ? {} : { namespace });
       informer = new SharedInformer<T>({
         ...settings,
@@ -105,7 +102,6 @@ export class InformerFactory {
           ...(fields ? { fieldSelector: fields } : {}),
         }),
         ...(transform === undefined ? {} : { transform: transform as unknown as (obj: T) => T }),
-        metrics: (metricsProvider ?? noopInformerMetricsProvider).newInformerMetrics(name),
       });
       this.#informers.set(name, informer as unknown as SharedInformer<KubeObject>);
     }

@@ -1,12 +1,17 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { DecodeError } from "../client/index.ts";
-import { errors, type KubeObject, type WatchEvent } from "../core/index.ts";
+import {
+  errors,
+  type InformerMetrics,
+  type KubeObject,
+  noopInformerMetrics,
+  type WatchEvent,
+} from "../core/index.ts";
 import { FakeClock, FakeListerWatcher } from "../testing/index.ts";
 import { DeltaFIFO } from "./delta-fifo.ts";
 import type { ListerWatcher } from "./lister-watcher.ts";
 import type { Logger } from "./logger.ts";
-import { type InformerMetrics, noopInformerMetrics } from "./metrics.ts";
 import { Reflector, type ReflectorOptions } from "./reflector.ts";
 
 interface Cm extends KubeObject {
@@ -46,7 +51,7 @@ function recorders() {
     ...noopInformerMetrics,
     failures: { inc: (phase, reason) => void failures.push(`${phase}:${reason}`) },
   };
-  return { logged, logger, failures, metrics };
+  return { logged, logger, failures, metrics: { newInformerMetrics: () => metrics } };
 }
 
 function reflector(lw: ListerWatcher<Cm>, extra: Partial<ReflectorOptions<Cm>> = {}) {

@@ -7,15 +7,19 @@ import {
   Backoff,
   type BackoffOptions,
   type Clock,
+  checkMetrics,
   checkNumber,
+  type InformerMetrics,
+  type InformerMetricsProvider,
   type KubeObject,
+  noopMetricsProvider,
   realClock,
   sleep,
 } from "../core/index.ts";
 import type { DeltaFIFO } from "./delta-fifo.ts";
+import { failureReason } from "./failure-reason.ts";
 import type { ListerWatcher } from "./lister-watcher.ts";
 import { type Logger, stderrLogger } from "./logger.ts";
-import { failureReason, type InformerMetrics, noopInformerMetrics } from "./metrics.ts";
 import type { ReflectorFailure } from "./reflector-errors.ts";
 import { InitialEventsTimeoutError, WatchIdleError } from "./reflector-errors.ts";
 import {
@@ -86,8 +90,11 @@ export interface ReflectorOptions<T extends KubeObject> {
    * up; this is for information. @default log it (410 Expired and idle reconnects at info level)
    */
   onWatchError?: (failure: ReflectorFailure) => void;
-  /** @default no metrics */
-  metrics?: InformerMetrics;
+  /**
+   * Makes the reflector's instruments, under its `name`.
+   * @default noopMetricsProvider
+   */
+  metrics?: InformerMetricsProvider;
   /** @default stderrLogger */
   logger?: Logger;
 }
@@ -127,7 +134,9 @@ export class Reflector<T extends KubeObject> {
       { above: 0 },
     );
     this.#onWatchError = options.onWatchError;
-    this.#metrics = options.metrics ?? noopInformerMetrics;
+    this.#metrics = (
+      checkMetrics(owner, options.metrics, ["newInformerMetrics"]) ?? noopMetricsProvider
+    ).newInformerMetrics(this.name);
     this.#logger = options.logger ?? stderrLogger;
     this.#machine = new ReflectorMachine<T>({
       pageSize: checkNumber(owner, "pageSize", options.pageSize ?? 500, { min: 1, integer: true }),

@@ -1,10 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { DecodeError } from "../client/index.ts";
-import { DeletedFinalStateUnknown, errors, type KubeObject } from "../core/index.ts";
+import {
+  DeletedFinalStateUnknown,
+  errors,
+  type InformerMetrics,
+  type KubeObject,
+} from "../core/index.ts";
 import { FakeClock, FakeListerWatcher } from "../testing/index.ts";
 import type { Logger } from "./logger.ts";
-import type { InformerMetrics } from "./metrics.ts";
 import type { ReflectorFailure } from "./reflector-errors.ts";
 import { SharedInformer, type SharedInformerOptions } from "./shared-informer.ts";
 
@@ -232,7 +236,10 @@ describe("SharedInformer", () => {
       ...quiet,
       error: (fields, msg) => void errorsSeen.push(`${msg} ${fields.key}`),
     };
-    const { lw, informer, ac, run } = setup({ metrics, logger });
+    const { lw, informer, ac, run } = setup({
+      metrics: { newInformerMetrics: () => metrics },
+      logger,
+    });
     let release: () => void = () => {};
     const stuck = informer.addEventHandler({
       onAdd: () =>

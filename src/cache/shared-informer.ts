@@ -5,17 +5,20 @@
  */
 import {
   type Clock,
+  checkMetrics,
   checkNumber,
   DeletedFinalStateUnknown,
+  type InformerMetrics,
+  type InformerMetricsProvider,
   type KubeObject,
   keyOf,
+  noopMetricsProvider,
   objectKey,
   realClock,
 } from "../core/index.ts";
 import { type Delta, DeltaFIFO } from "./delta-fifo.ts";
 import { Indexer } from "./indexer.ts";
 import { type Logger, stderrLogger } from "./logger.ts";
-import { type InformerMetrics, noopInformerMetrics } from "./metrics.ts";
 import {
   type EventHandler,
   type HandlerRegistration,
@@ -48,8 +51,11 @@ export interface SharedInformerOptions<T extends KubeObject>
   clock?: Clock;
   /** @default stderrLogger */
   logger?: Logger;
-  /** @default no metrics */
-  metrics?: InformerMetrics;
+  /**
+   * Makes the informer's instruments, under its `name`, once.
+   * @default noopMetricsProvider
+   */
+  metrics?: InformerMetricsProvider;
 }
 
 /** Options of {@link SharedInformer.addEventHandler}. */
@@ -106,7 +112,8 @@ export class SharedInformer<T extends KubeObject> {
     this.name = options.name ?? "informer";
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? stderrLogger;
-    this.#metrics = options.metrics ?? noopInformerMetrics;
+    const metrics = checkMetrics("SharedInformer", options.metrics, ["newInformerMetrics"]);
+    this.#metrics = (metrics ?? noopMetricsProvider).newInformerMetrics(this.name);
     this.#defaultResyncMs = resyncMs(options.defaultResyncPeriodMs ?? 0, "defaultResyncPeriodMs");
     this.#indexer = new Indexer<T>({
       indexers: options.indexers ?? {},
@@ -130,7 +137,7 @@ export class SharedInformer<T extends KubeObject> {
       queue: this.#fifo,
       clock: this.#clock,
       logger: this.#logger,
-      metrics: this.#metrics,
+      metrics: { newInformerMetrics: () => this.#metrics },
     });
   }
 

@@ -5,11 +5,11 @@
  */
 import { InformerFactory, type Logger, silentLogger } from "../cache/index.ts";
 import { createClient, type ResourceClient } from "../client/index.ts";
+import { type ControllerMetrics, noopMetricsProvider } from "../core/index.ts";
 import { type ConfigMap, configMaps } from "../resources/index.ts";
 import { type FakeClock, startTestServer } from "../testing/index.ts";
 import { controller } from "./builder.ts";
 import { Controller } from "./controller.ts";
-import { type ControllerMetrics, noopControllerMetrics } from "./metrics.ts";
 import type { ReconcileContext, Reconciler, Request } from "./reconciler.ts";
 
 /** Resolves when `predicate` holds for the calls seen so far; checked on every call. */
@@ -45,10 +45,14 @@ export async function setup(
   await seed(client.resource(configMaps, { namespace: "default" }));
   const factory = new InformerFactory({ client, logger });
   const spec = controller({ name: "test", for: configMaps, reconcile, ...extra });
-  const c = new Controller(spec, {
+  const c = new Controller({
+    spec,
     factory,
     logger,
-    metrics: metrics ?? noopControllerMetrics,
+    metrics:
+      metrics === undefined
+        ? noopMetricsProvider
+        : { ...noopMetricsProvider, newControllerMetrics: () => metrics },
     ...(clock ? { clock } : {}),
   });
   c.connect();

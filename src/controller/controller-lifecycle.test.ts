@@ -9,14 +9,13 @@ import { describe, it } from "node:test";
 import { pino } from "pino";
 import { InformerFactory, silentLogger } from "../cache/index.ts";
 import { createClient } from "../client/index.ts";
-import { TerminalError } from "../core/index.ts";
+import { noopControllerMetrics, TerminalError } from "../core/index.ts";
 import { configMaps, secrets } from "../resources/index.ts";
 import { FakeClock, startTestServer } from "../testing/index.ts";
 import { ItemExponentialFailureRateLimiter } from "../workqueue/index.ts";
 import { controller } from "./builder.ts";
 import { Controller } from "./controller.ts";
 import { Calls, setup } from "./controller-fixtures.test.ts";
-import { noopControllerMetrics } from "./metrics.ts";
 import { describeReason } from "./reasons.ts";
 import type { ReconcileContext } from "./reconciler.ts";
 
@@ -68,8 +67,8 @@ describe("Controller start and stop", () => {
     const lister = factory.lister(configMaps);
     const calls = new Calls();
     const syncedAtCall: boolean[] = [];
-    const c = new Controller(
-      controller({
+    const c = new Controller({
+      spec: controller({
         name: "gated",
         for: configMaps,
         owns: [secrets],
@@ -78,8 +77,9 @@ describe("Controller start and stop", () => {
           calls.push(request, ctx);
         },
       }),
-      { factory, logger: silentLogger },
-    );
+      factory,
+      logger: silentLogger,
+    });
     c.connect();
     const started = c.start();
     // A key is ready at once, but no informer runs yet: a worker must not take it.
@@ -178,8 +178,8 @@ describe("Controller priorities", () => {
     const busy = gate();
     // The priority function sees each event just before it is queued: the test waits on it.
     const queued = new Calls();
-    const c = new Controller(
-      controller({
+    const c = new Controller({
+      spec: controller({
         name: "resyncs",
         for: configMaps,
         priority: ({ event, object }) => {
@@ -191,8 +191,10 @@ describe("Controller priorities", () => {
           if (request.name === "blocker") await busy.promise;
         },
       }),
-      { factory, logger: silentLogger, clock },
-    );
+      factory,
+      logger: silentLogger,
+      clock,
+    });
     c.connect();
     const stop = new AbortController();
     factory.start(stop.signal);

@@ -1,10 +1,9 @@
-import type { Clock } from "../core/index.ts";
+import type { Clock, QueueMetricsProvider } from "../core/index.ts";
 import {
   defaultControllerRateLimiter,
   FairStrategy,
   FifoStrategy,
   ItemExponentialFailureRateLimiter,
-  type MetricsProvider,
   PriorityQueue,
   type QueueSnapshot,
   type QueueStrategy,
@@ -60,7 +59,7 @@ export interface ControllerQueue {
 export interface QueueSettings {
   name: string;
   clock?: Clock;
-  metrics?: MetricsProvider;
+  metrics?: QueueMetricsProvider;
   rateLimiter?: RateLimiter<string>;
 }
 

@@ -2,14 +2,18 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { InformerFactory, silentLogger } from "../cache/index.ts";
 import { createClient } from "../client/index.ts";
-import { type KubeObject, TerminalError } from "../core/index.ts";
+import {
+  type ControllerMetrics,
+  type KubeObject,
+  noopControllerMetrics,
+  TerminalError,
+} from "../core/index.ts";
 import { configMaps, type Secret, secrets } from "../resources/index.ts";
 import { FakeClock, startTestServer } from "../testing/index.ts";
 import { ItemExponentialFailureRateLimiter } from "../workqueue/index.ts";
 import { controller } from "./builder.ts";
 import { Controller } from "./controller.ts";
 import { Calls, setup } from "./controller-fixtures.test.ts";
-import { type ControllerMetrics, noopControllerMetrics } from "./metrics.ts";
 import { setControllerReference } from "./owner-references.ts";
 
 describe("Controller", () => {
@@ -292,7 +296,7 @@ describe("Controller", () => {
         calls.push(request, ctx);
       },
     });
-    const c = new Controller(spec, { factory, logger: silentLogger });
+    const c = new Controller({ spec, factory, logger: silentLogger });
     c.connect();
     const stop = new AbortController();
     factory.start(stop.signal);

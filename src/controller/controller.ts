@@ -1,32 +1,61 @@
 import { randomUUID } from "node:crypto";
 import type { HandlerRegistration, InformerFactory, Logger } from "../cache/index.ts";
-import { type Clock, isTerminal, type KubeObject, realClock, splitKey } from "../core/index.ts";
-import type { MetricsProvider, QueueSnapshot } from "../workqueue/index.ts";
+import {
+  type Clock,
+  type ControllerMetrics,
+  type ControllerMetricsProvider,
+  checkMetrics,
+  checkNumber,
+  InvalidOptionError,
+  isTerminal,
+  type KubeObject,
+  noopMetricsProvider,
+  type QueueMetricsProvider,
+  type ReconcileOutcome,
+  realClock,
+  splitKey,
+} from "../core/index.ts";
+import type { QueueSnapshot } from "../workqueue/index.ts";
 import type { ControllerSpec } from "./builder.ts";
 import { type ControllerQueue, makeControllerQueue } from "./controller-queue.ts";
 import type { EventRecorder } from "./event-recorder.ts";
 import { connectSources } from "./event-sources.ts";
 import { bindLogger, errorMessage } from "./log.ts";
-import { type ControllerMetrics, noopControllerMetrics, type ReconcileOutcome } from "./metrics.ts";
 import { describeReason, ReasonBook } from "./reasons.ts";
 import type { ReconcileReason, ReconcileResult, Request } from "./reconciler.ts";
 
-/** What a controller runs with; the Manager provides it. */
-export interface ControllerDeps {
+/** Options for {@link Controller}: what it runs and what it runs with (the Manager fills these in). */
+export interface ControllerDeps<T extends KubeObject = KubeObject> {
+  /** What to run, as `controller({...})` made it. */
+  spec: ControllerSpec<T>;
+  /** The informers the controller's sources read. */
   factory: InformerFactory;
   logger: Logger;
+  /** @default realClock */
   clock?: Clock;
-  metrics?: ControllerMetrics;
-  queueMetrics?: MetricsProvider;
-  /** Terminal errors are recorded as Warning events on the reconciled object, when given. */
+  /**
+   * Makes the controller's instruments and its queue's, under the controller's name.
+   * @default noopMetricsProvider
+   */
+  metrics?: ControllerMetricsProvider & QueueMetricsProvider;
+  /**
+   * Terminal errors are recorded as Warning events on the reconciled object, when given.
+   * @default undefined (not recorded)
+   */
   recorder?: EventRecorder;
 }
+
+/** How long in-flight reconciles get to finish on stop, unless told otherwise: 30 s. */
+export const DEFAULT_GRACE_MS = 30_000;
 
 /** Options of {@link Controller.stop}. */
 export interface StopOptions {
   /** Also reconcile what is still queued before stopping. @default false (in-flight only) */
   drainQueued?: boolean;
-  /** In-flight reconciles get this long; then their `ctx.signal` aborts. @default 30000 */
+  /**
+   * In-flight reconciles get this long; then their `ctx.signal` aborts.
+   * @default DEFAULT_GRACE_MS (30000)
+   */
   graceMs?: number;
 }
 
@@ -59,8 +88,13 @@ type Outcome =
 export class Controller {
   readonly name: string;
   readonly #spec: ControllerSpec;
-  readonly #deps: Required<Omit<ControllerDeps, "recorder" | "queueMetrics">> &
-    Pick<ControllerDeps, "recorder" | "queueMetrics">;
+  readonly #deps: {
+    factory: InformerFactory;
+    logger: Logger;
+    clock: Clock;
+    metrics: ControllerMetrics;
+    recorder: EventRecorder | undefined;
+  };
   readonly #queue: ControllerQueue;
   readonly #book = new ReasonBook();
   /** Reconciles that timed out but whose promise has not settled: their key must wait. */
@@ -73,18 +107,30 @@ export class Controller {
   #active = 0;
   #workers: Promise<void>[] = [];
 
-  constructor(spec: ControllerSpec, deps: ControllerDeps) {
+  constructor(options: ControllerDeps) {
+    const { spec, factory, logger } = options;
+    if (typeof spec?.name !== "string" || typeof spec.reconcile !== "function") {
+      throw new InvalidOptionError("Controller", "spec", spec, "must be made by controller()");
+    }
+    if (typeof factory?.informer !== "function") {
+      throw new InvalidOptionError("Controller", "factory", factory, "must be an InformerFactory");
+    }
+    const metrics =
+      checkMetrics("Controller", options.metrics, ["newControllerMetrics", "newQueueMetrics"]) ??
+      noopMetricsProvider;
     this.name = spec.name;
     this.#spec = spec;
     this.#deps = {
-      ...deps,
-      clock: deps.clock ?? realClock,
-      metrics: deps.metrics ?? noopControllerMetrics,
+      factory,
+      logger,
+      clock: options.clock ?? realClock,
+      metrics: metrics.newControllerMetrics(spec.name),
+      recorder: options.recorder,
     };
     this.#queue = makeControllerQueue(spec.queue, {
       name: spec.name,
       clock: this.#deps.clock,
-      ...(deps.queueMetrics === undefined ? {} : { metrics: deps.queueMetrics }),
+      metrics,
       ...(spec.rateLimiter === undefined ? {} : { rateLimiter: spec.rateLimiter }),
     });
     this.#deps.metrics.maxConcurrentReconciles(spec.concurrency);
@@ -130,7 +176,9 @@ export class Controller {
 
   /** Stops taking work; in-flight reconciles finish within the grace period. Idempotent. */
   async stop(options: StopOptions = {}): Promise<void> {
-    const graceMs = options.graceMs ?? 30_000;
+    const graceMs = checkNumber("Controller.stop", "graceMs", options.graceMs ?? DEFAULT_GRACE_MS, {
+      min: 0,
+    });
     if (!this.#stopping) {
       this.#stopping = true;
       this.#drainQueued = options.drainQueued ?? false;

@@ -14,6 +14,7 @@ export {
 export {
   Controller,
   type ControllerDeps,
+  DEFAULT_GRACE_MS,
   ReconcileTimeoutError,
   type StopOptions,
 } from "./controller.ts";
@@ -39,13 +40,6 @@ export {
   onTerminate,
 } from "./manager.ts";
 export { mergePatchDiff } from "./merge-diff.ts";
-export {
-  type ControllerMetrics,
-  type ControllerMetricsProvider,
-  noopControllerMetrics,
-  noopControllerMetricsProvider,
-  type ReconcileOutcome,
-} from "./metrics.ts";
 export {
   AlreadyOwnedError,
   getControllerOf,

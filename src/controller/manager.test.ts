@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import { type Logger, silentLogger } from "../cache/index.ts";
 import { createClient, type ResourceClient } from "../client/index.ts";
 import { InvalidOptionError, type KubeObject, TerminalError } from "../core/index.ts";
+import { PrometheusMetrics } from "../metrics/index.ts";
 import { configMaps, eventsV1, leases } from "../resources/index.ts";
 import { FakeClock, startTestServer } from "../testing/index.ts";
 import { controller } from "./builder.ts";
@@ -57,6 +58,7 @@ describe("Manager", () => {
     const manager = new Manager({
       clientOptions: { url: server.url },
       logger: silentLogger,
+      metrics: new PrometheusMetrics(),
       healthPort: 0,
       healthHost: "127.0.0.1",
     });

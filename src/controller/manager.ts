@@ -1,25 +1,22 @@
 import { hostname } from "node:os";
 import { pino } from "pino";
-import { collectDefaultMetrics, Registry } from "prom-client";
 import { InformerFactory, type Logger } from "../cache/index.ts";
 import { type Client, type ClientOptions, createClient } from "../client/index.ts";
 import {
   type Clock,
+  checkMetrics,
   checkNumber,
   InvalidOptionError,
   type KubeObject,
+  type MetricsProvider,
+  noopMetricsProvider,
   realClock,
 } from "../core/index.ts";
 import { LeaderElector, LeaseLock } from "../leaderelection/index.ts";
-import {
-  HealthServer,
-  PrometheusControllerMetrics,
-  PrometheusInformerMetrics,
-  WorkqueueMetricsProvider,
-} from "../metrics/index.ts";
+import { HealthServer } from "../metrics/index.ts";
 import { eventsV1, leases } from "../resources/index.ts";
 import type { ControllerSpec } from "./builder.ts";
-import { Controller } from "./controller.ts";
+import { Controller, DEFAULT_GRACE_MS } from "./controller.ts";
 import { EventRecorder } from "./event-recorder.ts";
 
 /** Leader election settings: only the leader runs controllers. */
@@ -52,15 +49,24 @@ export interface ManagerOptions {
   clock?: Clock;
   /** Only the leader of this Lease runs controllers. @default no leader election */
   leaderElection?: LeaderElectionOptions;
-  /** Serve /metrics, /healthz, /readyz on this port (0: any free port). @default not served */
+  /**
+   * Serve /healthz and /readyz on this port (0: any free port), and /metrics when `metrics` can
+   * expose what it collected (`PrometheusMetrics` from kontroller/metrics can).
+   * @default not served
+   */
   healthPort?: number;
   /** @default "0.0.0.0" */
   healthHost?: string;
-  /** Metrics go here. @default a new registry, with process metrics */
-  registry?: Registry;
+  /**
+   * Makes the instruments of every informer, queue and controller of this manager. For
+   * Prometheus metrics (and /metrics on `healthPort`), pass
+   * `new PrometheusMetrics()` from kontroller/metrics.
+   * @default noopMetricsProvider (no metrics)
+   */
+  metrics?: MetricsProvider;
   /**
    * On stop, in-flight reconciles get this long before their signals abort.
-   * @default 30000
+   * @default DEFAULT_GRACE_MS (30000)
    */
   gracefulShutdownMs?: number;
   /** Informers resync handlers that ask for it this often. @default 0 (never) */
@@ -77,7 +83,7 @@ export class LeadershipLostError extends Error {
 
 /**
  * Runs controllers (controller-runtime's Manager): one client, one informer factory, one metrics
- * registry and one event recorder shared by every controller; optional leader election; an HTTP
+ * provider and one event recorder shared by every controller; optional leader election; an HTTP
  * endpoint for /metrics, /healthz and /readyz.
  *
  * `start(signal)` starts the informers, waits for their caches, then (as leader, with leader
@@ -89,15 +95,14 @@ export class Manager {
   readonly name: string;
   readonly client: Client;
   readonly factory: InformerFactory;
-  readonly registry: Registry;
+  readonly metrics: MetricsProvider;
   readonly recorder: EventRecorder;
   readonly logger: Logger;
   readonly #o: ManagerOptions;
   readonly #clock: Clock;
   readonly #ownsClient: boolean;
   readonly #controllers: Controller[] = [];
-  readonly #controllerMetrics: PrometheusControllerMetrics;
-  readonly #queueMetrics: WorkqueueMetricsProvider;
+  readonly #graceMs: number;
   #elector: LeaderElector | undefined;
   #health: HealthServer | undefined;
   #state: "new" | "starting" | "running" | "stopping" | "stopped" = "new";
@@ -120,21 +125,29 @@ export class Manager {
         integer: true,
       });
     }
-    checkNumber("Manager", "gracefulShutdownMs", options.gracefulShutdownMs ?? 30_000, { min: 0 });
+    this.#graceMs = checkNumber(
+      "Manager",
+      "gracefulShutdownMs",
+      options.gracefulShutdownMs ?? DEFAULT_GRACE_MS,
+      { min: 0 },
+    );
+    this.metrics =
+      checkMetrics("Manager", options.metrics, [
+        "newQueueMetrics",
+        "newInformerMetrics",
+        "newControllerMetrics",
+      ]) ?? noopMetricsProvider;
     this.#o = options;
     this.name = options.name ?? "kontroller";
     this.#clock = options.clock ?? realClock;
     this.#ownsClient = options.client === undefined;
     this.client = options.client ?? createClient(options.clientOptions);
     this.logger = options.logger ?? pino({ name: this.name, level: "info" }, pino.destination(2));
-    this.registry = options.registry ?? defaultRegistry();
-    this.#controllerMetrics = new PrometheusControllerMetrics({ registry: this.registry });
-    this.#queueMetrics = new WorkqueueMetricsProvider({ registry: this.registry });
     this.factory = new InformerFactory({
       client: this.client,
       clock: this.#clock,
       logger: this.logger,
-      metricsProvider: new PrometheusInformerMetrics({ registry: this.registry }),
+      metrics: this.metrics,
       ...(options.resyncPeriodMs === undefined
         ? {}
         : { defaultResyncPeriodMs: options.resyncPeriodMs }),
@@ -159,12 +172,12 @@ export class Manager {
         "must be unique among the manager's controllers",
       );
     }
-    const c = new Controller(spec as unknown as ControllerSpec, {
+    const c = new Controller({
+      spec: spec as unknown as ControllerSpec,
       factory: this.factory,
       logger: this.logger,
       clock: this.#clock,
-      metrics: this.#controllerMetrics.newControllerMetrics(spec.name),
-      queueMetrics: this.#queueMetrics,
+      metrics: this.metrics,
       recorder: this.recorder,
     });
     this.#controllers.push(c);
@@ -251,15 +264,14 @@ export class Manager {
       if (signal.aborted) resolve();
       else signal.addEventListener("abort", () => resolve(), { once: true });
     });
-    const graceMs = this.#o.gracefulShutdownMs ?? 30_000;
-    await Promise.all(this.#controllers.map((c) => c.stop({ graceMs })));
+    await Promise.all(this.#controllers.map((c) => c.stop({ graceMs: this.#graceMs })));
   }
 
   #makeElector(le: LeaderElectionOptions, onStopped: () => void): LeaderElector {
     const namespace = le.namespace ?? "default";
     const identity = le.identity ?? `${hostname()}-${Math.random().toString(36).slice(2, 8)}`;
     return new LeaderElector({
-      lock: new LeaseLock(this.client.resource(leases, { namespace }), namespace, le.name),
+      lock: new LeaseLock({ leases: this.client.resource(leases, { namespace }), name: le.name }),
       identity,
       clock: this.#clock,
       ...(le.leaseDurationMs === undefined ? {} : { leaseDurationMs: le.leaseDurationMs }),
@@ -288,7 +300,7 @@ export class Manager {
     this.#health = new HealthServer({
       port: this.#o.healthPort,
       ...(this.#o.healthHost === undefined ? {} : { host: this.#o.healthHost }),
-      registry: this.registry,
+      metrics: this.metrics,
       liveness: { manager: () => (this.#state === "stopped" ? "stopped" : undefined) },
       readiness: {
         "informers-synced": () => (this.#synced ? undefined : "informers have not synced yet"),
@@ -301,12 +313,6 @@ export class Manager {
     this.#healthUrl = await this.#health.listen();
     this.logger.info({ url: this.#healthUrl }, "serving /metrics, /healthz and /readyz");
   }
-}
-
-function defaultRegistry(): Registry {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  return registry;
 }
 
 /**

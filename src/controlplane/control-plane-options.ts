@@ -10,7 +10,7 @@ import { DEFAULT_IGNORED_RESOURCES, type GroupResourceName } from "./resource-ma
 export interface ControlPlaneOptions
   extends Pick<
     ManagerOptions,
-    "logger" | "clock" | "registry" | "healthPort" | "healthHost" | "leaderElection"
+    "logger" | "clock" | "metrics" | "healthPort" | "healthHost" | "leaderElection"
   > {
   /** The client every controller shares. @default createClient(clientOptions) */
   client?: Client;

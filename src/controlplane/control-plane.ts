@@ -74,7 +74,7 @@ export class ControlPlane {
       ...pick(options, [
         "logger",
         "clock",
-        "registry",
+        "metrics",
         "healthPort",
         "healthHost",
         "leaderElection",

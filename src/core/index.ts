@@ -49,6 +49,28 @@ export {
   parseLabelSelector,
 } from "./label-selector.ts";
 export {
+  type ControllerMetrics,
+  type ControllerMetricsProvider,
+  type CounterMetric,
+  checkMetrics,
+  type FailureCounterMetric,
+  type GaugeMetric,
+  type HistogramMetric,
+  type InformerMetrics,
+  type InformerMetricsProvider,
+  type MetricsExposition,
+  type MetricsProvider,
+  noopControllerMetrics,
+  noopInformerMetrics,
+  noopMetricsProvider,
+  noopQueueMetrics,
+  type PriorityGaugeMetric,
+  type QueueMetrics,
+  type QueueMetricsProvider,
+  type QueueProbe,
+  type ReconcileOutcome,
+} from "./metrics.ts";
+export {
   type Bookmark,
   type Condition,
   INITIAL_EVENTS_END_ANNOTATION,

@@ -5,4 +5,4 @@
 export { type Decision, decide, type Observation, sameRecord } from "./decide.ts";
 export { LeaderElector, type LeaderElectorOptions } from "./leader-elector.ts";
 export type { LeaderLock, LeaderRecord, VersionedRecord } from "./leader-record.ts";
-export { LeaseLock } from "./lease-lock.ts";
+export { LeaseLock, type LeaseLockOptions } from "./lease-lock.ts";

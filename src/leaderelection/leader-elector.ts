@@ -4,7 +4,7 @@ import type { LeaderLock, LeaderRecord } from "./leader-record.ts";
 
 /** Options for {@link LeaderElector}. Defaults are client-go's and controller-runtime's. */
 export interface LeaderElectorOptions {
-  /** Where leadership is recorded (a Lease: `new LeaseLock(...)`). */
+  /** Where leadership is recorded (a Lease: `new LeaseLock({ leases, name })`). */
   lock: LeaderLock;
   /** This candidate's identity, unique among candidates (hostname plus a random suffix). */
   identity: string;

@@ -11,7 +11,7 @@ describe("LeaseLock against the embedded API server", () => {
     await using server = await startTestServer();
     await using client = createClient({ url: server.url });
     const leases = client.resource("Lease", { namespace: "default" });
-    const lock = new LeaseLock(leases, "default", "my-controller");
+    const lock = new LeaseLock({ leases, name: "my-controller" });
     assert.equal(await lock.get(), undefined);
     const record = {
       holderIdentity: "a",
@@ -45,7 +45,7 @@ describe("LeaseLock against the embedded API server", () => {
         leading = r;
       });
       const elector = new LeaderElector({
-        lock: new LeaseLock(leases, "default", "pair"),
+        lock: new LeaseLock({ leases, name: "pair" }),
         identity: id,
         retryPeriodMs: 50,
         renewDeadlineMs: 200,

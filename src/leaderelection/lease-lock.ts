@@ -1,7 +1,18 @@
 import type { ResourceClient } from "../client/index.ts";
-import { isNotFound, parseTime, toMicroTime } from "../core/index.ts";
+import { InvalidOptionError, isNotFound, parseTime, toMicroTime } from "../core/index.ts";
 import type { Lease } from "../resources/index.ts";
 import type { LeaderLock, LeaderRecord, VersionedRecord } from "./leader-record.ts";
+
+/** Options for {@link LeaseLock}. */
+export interface LeaseLockOptions {
+  /**
+   * A Lease client bound to the lock's namespace: `client.resource(leases, { namespace })`.
+   * The Lease lives in that namespace.
+   */
+  leases: ResourceClient<Lease>;
+  /** The Lease's name, shared by every candidate. */
+  name: string;
+}
 
 /**
  * A {@link LeaderLock} on a coordination.k8s.io/v1 Lease, compare-and-swap through the Lease's
@@ -14,10 +25,21 @@ export class LeaseLock implements LeaderLock {
   /** The Lease as last read or written, so that updates keep its labels and annotations. */
   #last: Lease | undefined;
 
-  /** @param leases a Lease client bound to the lock's namespace: `client.resource("Lease", { namespace })`. */
-  constructor(leases: ResourceClient<Lease>, namespace: string, name: string) {
+  constructor(options: LeaseLockOptions) {
+    const { leases, name } = options;
+    if (typeof leases?.get !== "function" || typeof leases.namespace !== "string") {
+      throw new InvalidOptionError(
+        "LeaseLock",
+        "leases",
+        leases,
+        "must be a Lease client bound to a namespace",
+      );
+    }
+    if (typeof name !== "string" || name === "") {
+      throw new InvalidOptionError("LeaseLock", "name", name, "must be a non-empty string");
+    }
     this.#leases = leases;
-    this.#namespace = namespace;
+    this.#namespace = leases.namespace;
     this.#name = name;
   }
 

@@ -5,6 +5,7 @@ import { InvalidOptionError } from "../core/index.ts";
 import { PrometheusControllerMetrics } from "./controller-metrics.ts";
 import { HealthServer } from "./health-server.ts";
 import { PrometheusInformerMetrics } from "./informer-metrics.ts";
+import { PrometheusMetrics } from "./prometheus-metrics.ts";
 
 describe("PrometheusControllerMetrics", () => {
   it("exposes controller-runtime's names, every series at zero from the start", async () => {
@@ -72,13 +73,13 @@ describe("PrometheusInformerMetrics", () => {
 
 describe("HealthServer", () => {
   it("serves /metrics, /healthz and /readyz from its checks", async () => {
-    const registry = new Registry();
-    new PrometheusControllerMetrics({ registry }).newControllerMetrics("c");
+    const provider = new PrometheusMetrics();
+    provider.newControllerMetrics("c");
     let synced = false;
     await using server = new HealthServer({
       port: 0,
       host: "127.0.0.1",
-      registry,
+      metrics: provider,
       liveness: { ping: () => undefined },
       readiness: { "informers-synced": () => (synced ? undefined : "2 informers have not synced") },
     });

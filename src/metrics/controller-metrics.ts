@@ -1,10 +1,10 @@
-import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import type { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type {
   ControllerMetrics,
   ControllerMetricsProvider,
   ReconcileOutcome,
-} from "../controller/index.ts";
-import { InvalidOptionError } from "../core/index.ts";
+} from "../core/index.ts";
+import { instrumentsOn } from "./instruments.ts";
 
 /** controller-runtime's reconcile-time buckets, in seconds (5 ms to 60 s). */
 export const RECONCILE_TIME_BUCKETS: readonly number[] = [
@@ -14,6 +14,34 @@ export const RECONCILE_TIME_BUCKETS: readonly number[] = [
 
 const OUTCOMES: readonly ReconcileOutcome[] = ["success", "error", "requeue", "requeue_after"];
 
+/** The counters of a controller that have only the `controller` label, by instrument. */
+const COUNTERS = {
+  reconcileError: [
+    "controller_runtime_reconcile_errors_total",
+    "Total number of reconciliation errors per controller",
+  ],
+  terminalError: [
+    "controller_runtime_terminal_reconcile_errors_total",
+    "Total number of terminal reconciliation errors per controller",
+  ],
+  reconcileTimeout: [
+    "controller_runtime_reconcile_timeouts_total",
+    "Total number of reconciliations that exceeded their timeout per controller",
+  ],
+  handlerError: [
+    "controller_runtime_handler_errors_total",
+    "Total number of event mappers, predicates or priority functions that threw, per controller",
+  ],
+} as const;
+
+type CounterName = keyof typeof COUNTERS;
+
+/** Options for {@link PrometheusControllerMetrics}. */
+export interface PrometheusControllerMetricsOptions {
+  /** Where the metrics are registered. There is no default (and no global registry). */
+  registry: Registry;
+}
+
 /**
  * Controller metrics on a prom-client registry under controller-runtime's names, with label
  * `controller` (`result` too on the reconcile counter), every series created at zero, plus
@@ -22,91 +50,53 @@ const OUTCOMES: readonly ReconcileOutcome[] = ["success", "error", "requeue", "r
  */
 export class PrometheusControllerMetrics implements ControllerMetricsProvider {
   readonly #total: Counter<"controller" | "result">;
-  readonly #errors: Counter<"controller">;
-  readonly #terminal: Counter<"controller">;
-  readonly #timeouts: Counter<"controller">;
-  readonly #handlerErrors: Counter<"controller">;
+  readonly #counters: Record<CounterName, Counter<"controller">>;
   readonly #time: Histogram<"controller">;
   readonly #active: Gauge<"controller">;
   readonly #max: Gauge<"controller">;
 
-  constructor(options: { registry: Registry }) {
-    const registry = options?.registry;
-    if (typeof registry?.registerMetric !== "function") {
-      throw new InvalidOptionError(
-        "PrometheusControllerMetrics",
-        "registry",
-        registry,
-        "must be a prom-client Registry",
-      );
-    }
-    const registers = [registry];
-    this.#total = new Counter({
-      name: "controller_runtime_reconcile_total",
-      help: "Total number of reconciliations per controller",
-      labelNames: ["controller", "result"],
-      registers,
-    });
-    this.#errors = new Counter({
-      name: "controller_runtime_reconcile_errors_total",
-      help: "Total number of reconciliation errors per controller",
-      labelNames: ["controller"],
-      registers,
-    });
-    this.#terminal = new Counter({
-      name: "controller_runtime_terminal_reconcile_errors_total",
-      help: "Total number of terminal reconciliation errors per controller",
-      labelNames: ["controller"],
-      registers,
-    });
-    this.#timeouts = new Counter({
-      name: "controller_runtime_reconcile_timeouts_total",
-      help: "Total number of reconciliations that exceeded their timeout per controller",
-      labelNames: ["controller"],
-      registers,
-    });
-    this.#handlerErrors = new Counter({
-      name: "controller_runtime_handler_errors_total",
-      help: "Total number of event mappers, predicates or priority functions that threw, per controller",
-      labelNames: ["controller"],
-      registers,
-    });
-    this.#time = new Histogram({
-      name: "controller_runtime_reconcile_time_seconds",
-      help: "Length of time per reconciliation per controller",
-      labelNames: ["controller"],
-      buckets: [...RECONCILE_TIME_BUCKETS],
-      registers,
-    });
-    this.#active = new Gauge({
-      name: "controller_runtime_active_workers",
-      help: "Number of currently used workers per controller",
-      labelNames: ["controller"],
-      registers,
-    });
-    this.#max = new Gauge({
-      name: "controller_runtime_max_concurrent_reconciles",
-      help: "Maximum number of concurrent reconciles per controller",
-      labelNames: ["controller"],
-      registers,
-    });
+  constructor(options: PrometheusControllerMetricsOptions) {
+    const make = instrumentsOn("PrometheusControllerMetrics", options?.registry);
+    const labels = ["controller"] as const;
+    this.#total = make.counter(
+      "controller_runtime_reconcile_total",
+      "Total number of reconciliations per controller",
+      ["controller", "result"],
+    );
+    this.#counters = Object.fromEntries(
+      Object.entries(COUNTERS).map(([k, [name, help]]) => [k, make.counter(name, help, labels)]),
+    ) as Record<CounterName, Counter<"controller">>;
+    this.#time = make.histogram(
+      "controller_runtime_reconcile_time_seconds",
+      "Length of time per reconciliation per controller",
+      labels,
+      RECONCILE_TIME_BUCKETS,
+    );
+    this.#active = make.gauge(
+      "controller_runtime_active_workers",
+      "Number of currently used workers per controller",
+      labels,
+    );
+    this.#max = make.gauge(
+      "controller_runtime_max_concurrent_reconciles",
+      "Maximum number of concurrent reconciles per controller",
+      labels,
+    );
   }
 
   newControllerMetrics(controller: string): ControllerMetrics {
     const l = { controller };
     for (const result of OUTCOMES) this.#total.inc({ controller, result }, 0);
-    this.#errors.inc(l, 0);
-    this.#terminal.inc(l, 0);
-    this.#timeouts.inc(l, 0);
-    this.#handlerErrors.inc(l, 0);
+    const counters = this.#counters;
+    for (const c of Object.values(counters)) c.inc(l, 0);
     this.#time.zero(l);
     this.#active.set(l, 0);
     return {
       reconciled: (result) => this.#total.inc({ controller, result }),
-      reconcileError: () => this.#errors.inc(l),
-      terminalError: () => this.#terminal.inc(l),
-      reconcileTimeout: () => this.#timeouts.inc(l),
-      handlerError: () => this.#handlerErrors.inc(l),
+      reconcileError: () => counters.reconcileError.inc(l),
+      terminalError: () => counters.terminalError.inc(l),
+      reconcileTimeout: () => counters.reconcileTimeout.inc(l),
+      handlerError: () => counters.handlerError.inc(l),
       reconcileTime: (s) => this.#time.observe(l, s),
       activeWorkers: (n) => this.#active.set(l, n),
       maxConcurrentReconciles: (n) => this.#max.set(l, n),

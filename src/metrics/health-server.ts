@@ -1,7 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Registry } from "prom-client";
-import { checkNumber } from "../core/index.ts";
+import { checkNumber, type MetricsProvider } from "../core/index.ts";
 
 /** A named check: `undefined` when it passes, else why not. */
 export type Check = () => string | undefined;
@@ -15,8 +14,11 @@ export interface HealthServerOptions {
    * @default "0.0.0.0"
    */
   host?: string;
-  /** Served at `/metrics`, when given. */
-  registry?: Registry;
+  /**
+   * Served at `/metrics` when it can expose what it collected (as `PrometheusMetrics` can).
+   * @default nothing at `/metrics` (404)
+   */
+  metrics?: Pick<MetricsProvider, "expose">;
   /** `/healthz` (and `/livez`) answer 200 when every check passes, 500 otherwise. */
   liveness?: Record<string, Check>;
   /** `/readyz` answers 200 when every check passes, 503 otherwise. */
@@ -73,13 +75,11 @@ export class HealthServer {
     if (method !== "GET" && method !== "HEAD")
       return { code: 405, type: "text/plain", body: "method not allowed\n" };
     switch (url.pathname) {
-      case "/metrics":
-        if (this.#o.registry === undefined) break;
-        return {
-          code: 200,
-          type: this.#o.registry.contentType,
-          body: await this.#o.registry.metrics(),
-        };
+      case "/metrics": {
+        const exposed = await this.#o.metrics?.expose?.();
+        if (exposed === undefined) break;
+        return { code: 200, type: exposed.contentType, body: exposed.body };
+      }
       case "/healthz":
       case "/livez":
         return report(this.#o.liveness ?? {}, 500, url.searchParams.has("verbose"));

@@ -1,12 +1,14 @@
-import { Counter, Gauge, Histogram, type Registry } from "prom-client";
-import { checkNumber, InvalidOptionError } from "../core/index.ts";
-import type {
-  GaugeMetric,
-  MetricsProvider,
-  PriorityGaugeMetric,
-  QueueMetrics,
-  QueueProbe,
-} from "../workqueue/index.ts";
+import { type Counter, Gauge, type Histogram, type Registry } from "prom-client";
+import {
+  checkNumber,
+  type GaugeMetric,
+  InvalidOptionError,
+  type PriorityGaugeMetric,
+  type QueueMetrics,
+  type QueueMetricsProvider,
+  type QueueProbe,
+} from "../core/index.ts";
+import { instrumentsOn } from "./instruments.ts";
 
 /**
  * The buckets of the two duration histograms: 1 µs to 1000 s, ten per decade boundary, as
@@ -42,7 +44,7 @@ export interface WorkqueueMetricsOptions {
  * runs. Pass one provider
  * to every queue of a registry: `new Queue({ name: "pods", metrics: provider })`.
  */
-export class WorkqueueMetricsProvider implements MetricsProvider {
+export class WorkqueueMetricsProvider implements QueueMetricsProvider {
   readonly #maxPriorityLabels: number;
   /** The queue, by name, whose in-flight work the two gauges report; the latest one wins. */
   readonly #probes = new Map<string, QueueProbe>();
@@ -57,16 +59,14 @@ export class WorkqueueMetricsProvider implements MetricsProvider {
   constructor(options: WorkqueueMetricsOptions) {
     const owner = "WorkqueueMetricsProvider";
     const registry = options?.registry;
-    if (typeof registry?.registerMetric !== "function") {
-      throw new InvalidOptionError(owner, "registry", registry, "must be a prom-client Registry");
-    }
+    const make = instrumentsOn(owner, registry);
     this.#maxPriorityLabels = checkNumber(
       owner,
       "maxPriorityLabels",
       options.maxPriorityLabels ?? 25,
       { min: 1, integer: true },
     );
-    if (registry.getSingleMetric("workqueue_depth") !== undefined) {
+    if (registry!.getSingleMetric("workqueue_depth") !== undefined) {
       throw new InvalidOptionError(
         owner,
         "registry",
@@ -74,35 +74,27 @@ export class WorkqueueMetricsProvider implements MetricsProvider {
         "must not hold workqueue metrics already (share one provider per registry)",
       );
     }
-    const registers = [registry];
+    const registers = [registry!];
     const labelNames = ["name"] as const;
     const probes = this.#probes;
-    this.#depth = new Gauge({
-      name: "workqueue_depth",
-      help: "Current depth of workqueue",
+    this.#depth = make.gauge("workqueue_depth", "Current depth of workqueue", labelNames);
+    this.#adds = make.counter(
+      "workqueue_adds_total",
+      "Total number of adds handled by workqueue",
       labelNames,
-      registers,
-    });
-    this.#adds = new Counter({
-      name: "workqueue_adds_total",
-      help: "Total number of adds handled by workqueue",
+    );
+    this.#queueDuration = make.histogram(
+      "workqueue_queue_duration_seconds",
+      "How long in seconds an item stays in workqueue before being requested.",
       labelNames,
-      registers,
-    });
-    this.#queueDuration = new Histogram({
-      name: "workqueue_queue_duration_seconds",
-      help: "How long in seconds an item stays in workqueue before being requested.",
+      WORKQUEUE_DURATION_BUCKETS,
+    );
+    this.#workDuration = make.histogram(
+      "workqueue_work_duration_seconds",
+      "How long in seconds processing an item from workqueue takes.",
       labelNames,
-      buckets: [...WORKQUEUE_DURATION_BUCKETS],
-      registers,
-    });
-    this.#workDuration = new Histogram({
-      name: "workqueue_work_duration_seconds",
-      help: "How long in seconds processing an item from workqueue takes.",
-      labelNames,
-      buckets: [...WORKQUEUE_DURATION_BUCKETS],
-      registers,
-    });
+      WORKQUEUE_DURATION_BUCKETS,
+    );
     new Gauge({
       name: "workqueue_unfinished_work_seconds",
       help:
@@ -126,18 +118,16 @@ export class WorkqueueMetricsProvider implements MetricsProvider {
         }
       },
     });
-    this.#retries = new Counter({
-      name: "workqueue_retries_total",
-      help: "Total number of retries handled by workqueue",
+    this.#retries = make.counter(
+      "workqueue_retries_total",
+      "Total number of retries handled by workqueue",
       labelNames,
-      registers,
-    });
-    this.#waiting = new Gauge({
-      name: "workqueue_waiting",
-      help: "Number of items in workqueue waiting for a delay (addAfter, addRateLimited) to pass",
+    );
+    this.#waiting = make.gauge(
+      "workqueue_waiting",
+      "Number of items in workqueue waiting for a delay (addAfter, addRateLimited) to pass",
       labelNames,
-      registers,
-    });
+    );
     new Gauge({
       name: "workqueue_depth_by_lane",
       help: "Number of items ready in each lane of a workqueue whose strategy has lanes (two-lane)",
@@ -151,12 +141,11 @@ export class WorkqueueMetricsProvider implements MetricsProvider {
         }
       },
     });
-    this.#depthByPriority = new Gauge({
-      name: "workqueue_depth_by_priority",
-      help: "Number of items ready in a priority workqueue, by priority",
-      labelNames: ["name", "priority"],
-      registers,
-    });
+    this.#depthByPriority = make.gauge(
+      "workqueue_depth_by_priority",
+      "Number of items ready in a priority workqueue, by priority",
+      ["name", "priority"],
+    );
   }
 
   newQueueMetrics(name: string, probe: QueueProbe): QueueMetrics {

@@ -1,7 +1,7 @@
 /**
  * kontroller/workqueue — work queues with client-go's semantics (dedupe while queued, never two
  * workers on one item), delays, rate limiting, pluggable ordering strategies (FIFO, two-lane,
- * fair), a priority queue, and metrics through a small provider interface. Imports only core.
+ * fair), a priority queue, and metrics through core's `QueueMetricsProvider`. Imports only core.
  */
 export {
   BucketRateLimiter,
@@ -9,16 +9,6 @@ export {
 } from "./bucket-rate-limiter.ts";
 export { DelayingQueue, type DelayingQueueOptions } from "./delaying-queue.ts";
 export { FairStrategy, type FairStrategyOptions } from "./fair-strategy.ts";
-export {
-  type CounterMetric,
-  type GaugeMetric,
-  type HistogramMetric,
-  type MetricsProvider,
-  noopMetricsProvider,
-  type PriorityGaugeMetric,
-  type QueueMetrics,
-  type QueueProbe,
-} from "./metrics.ts";
 export {
   type PrioritizedItem,
   type PriorityAddOptions,

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { QueueMetrics, QueueMetricsProvider, QueueProbe } from "../core/index.ts";
 import { FakeClock } from "../testing/index.ts";
-import type { MetricsProvider, QueueMetrics, QueueProbe } from "./metrics.ts";
 import { PriorityQueue } from "./priority-queue.ts";
 import { Queue } from "./queue.ts";
 import { RateLimitingQueue } from "./rate-limiting-queue.ts";
 import { TwoLaneStrategy } from "./two-lane-strategy.ts";
 
 /** A provider that records every instrument call, per queue name. */
-class RecordingProvider implements MetricsProvider {
+class RecordingProvider implements QueueMetricsProvider {
   readonly names: string[] = [];
   probe: QueueProbe | undefined;
   depth = 0;

@@ -1,5 +1,4 @@
-import { Heap, type HeapNode } from "../core/index.ts";
-import type { PriorityGaugeMetric } from "./metrics.ts";
+import { Heap, type HeapNode, type PriorityGaugeMetric } from "../core/index.ts";
 import type { QueueStrategy } from "./strategy.ts";
 
 interface Ranked<T> {

@@ -1,5 +1,4 @@
-import type { Clock } from "../core/index.ts";
-import type { MetricsProvider, QueueMetrics, QueueProbe } from "./metrics.ts";
+import type { Clock, QueueMetrics, QueueMetricsProvider, QueueProbe } from "../core/index.ts";
 
 /**
  * The timestamps a queue keeps only when it reports metrics (a queue without a name keeps none):
@@ -18,7 +17,7 @@ export class QueueMetricsRecorder<T> implements QueueProbe {
 
   constructor(
     clock: Clock,
-    provider: MetricsProvider,
+    provider: QueueMetricsProvider,
     name: string,
     lanes?: () => Record<string, number>,
   ) {

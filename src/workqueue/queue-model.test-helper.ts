@@ -4,7 +4,7 @@
  * waiting items — and the random operations it is driven with.
  */
 import fc from "fast-check";
-import type { MetricsProvider, QueueMetrics, QueueProbe } from "./metrics.ts";
+import type { QueueMetrics, QueueMetricsProvider, QueueProbe } from "../core/index.ts";
 
 export const KEYS = ["a", "b", "c", "d", "e"];
 const key = fc.constantFrom(...KEYS);
@@ -160,7 +160,7 @@ export class Model {
 }
 
 /** A provider that keeps the current value of every instrument of one queue. */
-export class RecordingProvider implements MetricsProvider {
+export class RecordingProvider implements QueueMetricsProvider {
   probe: QueueProbe | undefined;
   depth = 0;
   adds = 0;

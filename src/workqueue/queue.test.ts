@@ -2,11 +2,14 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { type Clock, InvalidOptionError } from "../core/index.ts";
+import {
+  type Clock,
+  InvalidOptionError,
+  noopMetricsProvider,
+  type QueueMetricsProvider,
+} from "../core/index.ts";
 import { FakeClock } from "../testing/index.ts";
 import { FairStrategy } from "./fair-strategy.ts";
-import type { MetricsProvider } from "./metrics.ts";
-import { noopMetricsProvider } from "./metrics.ts";
 import { PriorityQueue } from "./priority-queue.ts";
 import { Queue } from "./queue.ts";
 import { FifoStrategy, type QueueStrategy } from "./strategy.ts";
@@ -38,9 +41,9 @@ describe("Queue", () => {
 
   it("rejects bad options with an error that names the option and the value", () => {
     rejectsOption(() => new Queue({ name: "" }), "name", "");
-    const provider: MetricsProvider = { newQueueMetrics: () => assert.fail("not called") };
+    const provider: QueueMetricsProvider = { newQueueMetrics: () => assert.fail("not called") };
     rejectsOption(() => new Queue({ metrics: provider }), "name", undefined);
-    const notAProvider = {} as MetricsProvider;
+    const notAProvider = {} as QueueMetricsProvider;
     rejectsOption(() => new Queue({ name: "q", metrics: notAProvider }), "metrics", notAProvider);
     const noTouch = { size: 0, push() {}, pop() {} } as unknown as QueueStrategy<string>;
     rejectsOption(() => new Queue({ strategy: noTouch }), "strategy", noTouch);

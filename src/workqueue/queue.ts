@@ -1,4 +1,12 @@
-import { type Clock, InvalidOptionError, preciseClock, raceAbort } from "../core/index.ts";
+import {
+  type Clock,
+  checkMetrics,
+  InvalidOptionError,
+  noopMetricsProvider,
+  preciseClock,
+  type QueueMetricsProvider,
+  raceAbort,
+} from "../core/index.ts";
 import { checkClock } from "./check-clock.ts";
 import {
   type Entry,
@@ -12,7 +20,6 @@ import {
   StrategyStorage,
 } from "./entries.ts";
 import { InFlight } from "./in-flight.ts";
-import { type MetricsProvider, noopMetricsProvider } from "./metrics.ts";
 import { QueueMetricsRecorder } from "./queue-metrics.ts";
 import type { InFlightEntry, QueueSnapshot } from "./snapshot.ts";
 import { checkStrategy, type QueueStrategy } from "./strategy.ts";
@@ -40,7 +47,7 @@ export interface QueueOptions<T> {
    * Where the queue reports its metrics; used only when `name` is set.
    * @default noopMetricsProvider
    */
-  metrics?: MetricsProvider;
+  metrics?: QueueMetricsProvider;
 }
 
 /** Options for {@link Queue.get}. */
@@ -122,9 +129,7 @@ export class Queue<T extends NonNullable<unknown> = string> {
     if (name !== undefined && (typeof name !== "string" || name === "")) {
       throw new InvalidOptionError(owner, "name", name, "must be a non-empty string");
     }
-    if (metrics !== undefined && typeof metrics?.newQueueMetrics !== "function") {
-      throw new InvalidOptionError(owner, "metrics", metrics, "must be a MetricsProvider");
-    }
+    checkMetrics(owner, metrics, ["newQueueMetrics"]);
     if (metrics !== undefined && metrics !== noopMetricsProvider && name === undefined) {
       throw new InvalidOptionError(owner, "name", name, "must be set when metrics is set");
     }

@@ -6,14 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import {
-  type InformerMetrics,
-  listerWatcherFor,
-  noopInformerMetrics,
-  type ReflectorFailure,
-  SharedInformer,
-} from "kontroller/cache";
+import { listerWatcherFor, type ReflectorFailure, SharedInformer } from "kontroller/cache";
 import { createClient } from "kontroller/client";
+import { type InformerMetrics, noopInformerMetrics } from "kontroller/core";
 import { type ConfigMap, configMaps } from "kontroller/resources";
 import { FakeClock, startFaultProxy, startTestServer } from "kontroller/testing";
 import { cm, startRig, until } from "./rig.ts";
@@ -53,7 +48,7 @@ describe("watches over time", () => {
       listerWatcher: listerWatcherFor(client.resource(configMaps, { namespace: "default" })),
       clock,
       logger: quiet,
-      metrics,
+      metrics: { newInformerMetrics: () => metrics },
       onWatchError: (f) => failures.push(f),
       random: () => 0, // timeoutSeconds=300
       backoff: { random: () => 0 },

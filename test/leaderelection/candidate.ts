@@ -57,11 +57,10 @@ process.on("disconnect", () => stop.abort(new Error("the parent went away")));
 
 const client = createClient({ url: config.url });
 const elector = new LeaderElector({
-  lock: new LeaseLock(
-    client.resource(leases, { namespace: config.namespace }),
-    config.namespace,
-    config.leaseName,
-  ),
+  lock: new LeaseLock({
+    leases: client.resource(leases, { namespace: config.namespace }),
+    name: config.leaseName,
+  }),
   identity,
   leaseDurationMs: config.leaseDurationMs,
   renewDeadlineMs: config.renewDeadlineMs,
