@@ -50,5 +50,10 @@ export type {
 } from "./queue-conformance-setup.ts";
 export { type StorageSubject, storageConformance } from "./storage-conformance.ts";
 export { type StrategySubject, strategyConformance } from "./strategy-conformance.ts";
-export { startTestServer, type TestServer, type TestServerOptions } from "./test-server.ts";
+export {
+  startTestServer,
+  type TestBackend,
+  type TestServer,
+  type TestServerOptions,
+} from "./test-server.ts";
 export { type WaitForOptions, waitFor } from "./wait-for.ts";

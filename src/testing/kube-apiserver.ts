@@ -14,7 +14,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { checkNumber } from "../core/index.ts";
+import { checkNumber, InvalidOptionError } from "../core/index.ts";
 import { type EtcdProcess, startEtcd } from "./etcd.ts";
 import {
   freePort,
@@ -37,6 +37,8 @@ export interface StartKubeApiServerOptions {
    * @default `$KUBEBUILDER_ASSETS/etcd` where it exists, else `$KONTROLLER_ETCD_BINARY`, else "etcd"
    */
   etcdBinary?: string;
+  /** The admin user's bearer token. @default a random one */
+  token?: string;
   /** More kube-apiserver flags, after the fixture's own (a later flag wins). @default [] */
   args?: readonly string[];
   /** How long etcd and kube-apiserver together may take to be ready. @default 60000 */
@@ -129,7 +131,15 @@ export async function startKubeApiServer(
       startTimeoutMs: timeoutMs,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
-    const token = randomBytes(24).toString("hex");
+    const token = options.token ?? randomBytes(24).toString("hex");
+    if (!/^[^\s,"]+$/.test(token)) {
+      throw new InvalidOptionError(
+        "startKubeApiServer",
+        "token",
+        token,
+        "must be one word with no comma or quote (kube's token file is CSV)",
+      );
+    }
     const files = await writeInputs(dir, token);
     const port = await freePort();
     const url = `https://127.0.0.1:${port}`;

@@ -4,40 +4,78 @@ import { join } from "node:path";
 import { ApiServer, type ApiServerOptions, kubeconfigFor } from "../apiserver/index.ts";
 import { silentLogger } from "../cache/index.ts";
 import { type ControlPlane, startControlPlane } from "../controlplane/index.ts";
+import { InvalidOptionError } from "../core/index.ts";
+import { startKubeApiServer } from "./kube-apiserver.ts";
 import { testStorageFromEnv } from "./test-storage.ts";
+
+/** Which server {@link startTestServer} runs. */
+export type TestBackend = "embedded" | "kube-apiserver";
 
 /** Options of {@link startTestServer}: the server's, except that the port is always free. */
 export interface TestServerOptions extends Omit<ApiServerOptions, "port" | "host"> {
   /**
-   * Run the control plane (garbage collector, namespace controller) against the server, as a
-   * cluster does; false for the bare API server (finalizers and Terminating namespaces stay).
+   * The embedded API server, or a real kube-apiserver and etcd from binaries on disk (see
+   * `startKubeApiServer`). On kube-apiserver, `token`, `compactionIntervalMs` and
+   * `minRequestTimeoutSeconds` become its flags; `storage`, `clock` and `watchCache` exist only on
+   * the embedded server and are refused.
+   * @default `$KONTROLLER_TEST_BACKEND`, else "embedded"
+   */
+  backend?: TestBackend;
+  /**
+   * Run kontroller's control plane (garbage collector, namespace controller) against the server,
+   * as a cluster does; false for the bare API server (finalizers and Terminating namespaces
+   * stay). A real kube-apiserver has no controllers of its own either: "kontroller" (the same as
+   * true) says so where it matters.
    * @default true
    */
-  controllers?: boolean;
+  controllers?: boolean | "kontroller";
 }
 
-/** A running embedded API server for one test. */
+/** A running API server for one test. */
 export interface TestServer extends AsyncDisposable {
-  /** `http://127.0.0.1:PORT`. */
+  /** Which server runs. */
+  readonly backend: TestBackend;
+  /** `http://127.0.0.1:PORT` (embedded), `https://127.0.0.1:PORT` (kube-apiserver). */
   readonly url: string;
   /** A kubeconfig (YAML) for the server, its context selected. */
   readonly kubeconfig: string;
   /** A file holding {@link kubeconfig}, for `kubectl --kubeconfig`; removed on close. */
   readonly kubeconfigPath: string;
-  /** The server itself (stats; fault injection: `cutWatches()`, `dropWatchHistory()`). */
+  /**
+   * The embedded server itself (stats; fault injection: `cutWatches()`, `dropWatchHistory()`).
+   * Reading it on the kube-apiserver backend throws: a test that needs it is about the embedded
+   * server only.
+   */
   readonly server: ApiServer;
   /** The control plane running against it, unless `controllers: false`. */
   readonly controlPlane: ControlPlane | undefined;
-  /** Stops the server and removes the kubeconfig file. Idempotent. */
+  /** Stops the server (and its etcd, on kube-apiserver) and removes its files. Idempotent. */
   close(): Promise<void>;
 }
 
+/** Options that only the embedded server has. */
+const EMBEDDED_ONLY = ["storage", "clock", "watchCache"] as const;
+
+function backendOf(options: TestServerOptions): TestBackend {
+  const backend = options.backend ?? (process.env.KONTROLLER_TEST_BACKEND || "embedded");
+  if (backend !== "embedded" && backend !== "kube-apiserver") {
+    throw new InvalidOptionError(
+      "startTestServer",
+      options.backend === undefined ? "backend ($KONTROLLER_TEST_BACKEND)" : "backend",
+      backend,
+      'must be "embedded" or "kube-apiserver"',
+    );
+  }
+  return backend;
+}
+
 /**
- * Starts the embedded API server on a free loopback port: `await using s = await
- * startTestServer()`. Each server has its own in-memory storage, so tests are independent.
+ * Starts an API server on a free loopback port: `await using s = await startTestServer()`. Each
+ * server has its own storage, so tests are independent.
  */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const { controllers = true, ...serverOptions } = options;
+  if (backendOf(options) === "kube-apiserver") return startKube(options);
+  const { controllers = true, backend: _, ...serverOptions } = options;
   // $KONTROLLER_TEST_STORAGE=etcd: a throwaway etcd instead of memory (see test-storage.ts).
   const own = options.storage === undefined ? await testStorageFromEnv() : undefined;
   const server = new ApiServer({
@@ -84,6 +122,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     return closing;
   };
   return {
+    backend: "embedded",
     url,
     kubeconfig,
     kubeconfigPath,
@@ -92,4 +131,74 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/** A real kube-apiserver, with kontroller's control plane beside it unless `controllers: false`. */
+async function startKube(options: TestServerOptions): Promise<TestServer> {
+  for (const name of EMBEDDED_ONLY) {
+    if (options[name] !== undefined) {
+      throw new InvalidOptionError(
+        "startTestServer",
+        name,
+        options[name],
+        'exists only on the embedded backend (this test is about the embedded server: run it with backend "embedded")',
+      );
+    }
+  }
+  const args: string[] = [];
+  if (options.compactionIntervalMs !== undefined) {
+    args.push(`--etcd-compaction-interval=${Math.round(options.compactionIntervalMs / 1000)}s`);
+  }
+  if (options.minRequestTimeoutSeconds !== undefined) {
+    args.push(`--min-request-timeout=${options.minRequestTimeoutSeconds}`);
+  }
+  const kube = await startKubeApiServer({
+    args,
+    ...(options.token === undefined ? {} : { token: options.token }),
+  });
+  let dir: string | undefined;
+  let controlPlane: ControlPlane | undefined;
+  try {
+    dir = await mkdtemp(join(tmpdir(), "kontroller-test-server-"));
+    const kubeconfigPath = join(dir, "kubeconfig");
+    await writeFile(kubeconfigPath, kube.kubeconfig, { mode: 0o600 });
+    if (options.controllers !== false) {
+      controlPlane = await startControlPlane({
+        clientOptions: { kubeconfig: kubeconfigPath },
+        logger: silentLogger,
+        gracefulShutdownMs: 1000,
+      });
+    }
+    let closing: Promise<void> | undefined;
+    const close = () => {
+      closing ??= (async () => {
+        try {
+          await controlPlane?.stop();
+        } finally {
+          await kube.close();
+          await rm(dir!, { recursive: true, force: true });
+        }
+      })();
+      return closing;
+    };
+    return {
+      backend: "kube-apiserver",
+      url: kube.url,
+      kubeconfig: kube.kubeconfig,
+      kubeconfigPath,
+      get server(): ApiServer {
+        throw new Error(
+          "startTestServer: .server is the embedded API server, and this test server is a real kube-apiserver; a test that needs it runs on the embedded backend only",
+        );
+      },
+      controlPlane,
+      close,
+      [Symbol.asyncDispose]: close,
+    };
+  } catch (err) {
+    await controlPlane?.stop();
+    await kube.close();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
 }
