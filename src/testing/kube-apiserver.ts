@@ -5,8 +5,9 @@
  * certificate), and all of it stopped and removed by `close()`.
  *
  * Where the binaries come from, in order: `binary` / `etcdBinary`; `$KONTROLLER_KUBE_APISERVER`;
- * `$KUBEBUILDER_ASSETS/kube-apiserver` and `$KUBEBUILDER_ASSETS/etcd` (setup-envtest's layout);
- * etcd from the machine otherwise. No binary is built or downloaded here.
+ * `$KUBEBUILDER_ASSETS/kube-apiserver` and `$KUBEBUILDER_ASSETS/etcd` (setup-envtest's layout),
+ * `/usr/local/kubebuilder/bin` where that variable is unset (envtest's default); etcd from the
+ * machine otherwise. No binary is built or downloaded here.
  */
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -29,7 +30,8 @@ import {
 export interface StartKubeApiServerOptions {
   /**
    * The kube-apiserver executable.
-   * @default `$KONTROLLER_KUBE_APISERVER`, else `$KUBEBUILDER_ASSETS/kube-apiserver`
+   * @default `$KONTROLLER_KUBE_APISERVER`, else `$KUBEBUILDER_ASSETS/kube-apiserver` (the
+   * assets folder defaults to envtest's `/usr/local/kubebuilder/bin`)
    */
   binary?: string;
   /**
@@ -82,15 +84,16 @@ export class KubeApiServerNotFoundError extends Error {
   }
 }
 
+/** Where envtest looks for its binaries when `$KUBEBUILDER_ASSETS` is unset. */
+const DEFAULT_ASSETS = "/usr/local/kubebuilder/bin";
+
 /** The binaries {@link startKubeApiServer} would run, or undefined where there is no kube-apiserver. */
 export function findKubeApiServer(
   env: NodeJS.ProcessEnv = process.env,
 ): { kubeApiServer: string; etcd: string | undefined } | undefined {
-  const assets = env.KUBEBUILDER_ASSETS;
+  const assets = env.KUBEBUILDER_ASSETS ?? DEFAULT_ASSETS;
   const inAssets = (name: string) =>
-    assets !== undefined && assets !== "" && existsSync(join(assets, name))
-      ? join(assets, name)
-      : undefined;
+    assets !== "" && existsSync(join(assets, name)) ? join(assets, name) : undefined;
   const kubeApiServer = env.KONTROLLER_KUBE_APISERVER || inAssets("kube-apiserver");
   if (kubeApiServer === undefined) return undefined;
   return { kubeApiServer, etcd: inAssets("etcd") };

@@ -75,13 +75,15 @@ describe("startTestServer backends", () => {
   });
 
   it("asked for kube-apiserver where there is none, fails naming the variables — never the embedded server instead", async () => {
-    await withEnv({ KONTROLLER_KUBE_APISERVER: undefined, KUBEBUILDER_ASSETS: undefined }, () =>
-      assert.rejects(
-        startTestServer({ backend: "kube-apiserver" }),
-        (err: unknown) =>
-          err instanceof KubeApiServerNotFoundError &&
-          /KONTROLLER_KUBE_APISERVER/.test(err.message),
-      ),
+    await withEnv(
+      { KONTROLLER_KUBE_APISERVER: undefined, KUBEBUILDER_ASSETS: "/nonexistent" },
+      () =>
+        assert.rejects(
+          startTestServer({ backend: "kube-apiserver" }),
+          (err: unknown) =>
+            err instanceof KubeApiServerNotFoundError &&
+            /KONTROLLER_KUBE_APISERVER/.test(err.message),
+        ),
     );
   });
 
