@@ -12,7 +12,7 @@ import { FieldManager } from "../managedfields/field-manager.ts";
 import type { TypeNode } from "../managedfields/schema.ts";
 import { decodeFromStorage } from "../registry/codec.ts";
 import type { CustomResourceInfo, PrinterColumn } from "../registry/registry.ts";
-import type { StoreOptions } from "../registry/store.ts";
+import type { StoreOptions } from "../registry/store-options.ts";
 import { rec } from "../registry/strategies/util.ts";
 import type { Strategy } from "../registry/strategy.ts";
 import type { KeyValue } from "../storage/storage.ts";

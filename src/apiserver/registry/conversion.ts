@@ -1,4 +1,5 @@
 import type { KubeObject } from "../../core/index.ts";
+import type { WriteTransform } from "./types.ts";
 
 /**
  * How objects of one served version convert to and from the stored form: the stored apiVersion
@@ -34,4 +35,26 @@ export function toServedForm(c: VersionConversion, object: KubeObject): KubeObje
   if (c.fromStorage) return c.fromStorage(object);
   if (object.apiVersion === c.apiVersion) return object;
   return { ...object, apiVersion: c.apiVersion };
+}
+
+/**
+ * Runs `transform` on `object` (stored form) in the served version's terms: the stored forms
+ * are converted for it, and the managedFields it sets are copied back.
+ */
+export function transformInServedForm(
+  c: VersionConversion,
+  transform: WriteTransform,
+  stored: KubeObject | undefined,
+  object: KubeObject,
+  subresource: string | undefined,
+): void {
+  const from = c.fromStorage;
+  const next = from ? from(object) : object;
+  transform(stored === undefined ? undefined : from ? from(stored) : stored, next, subresource);
+  if (next === object) return;
+  object.metadata ??= {};
+  const meta = object.metadata as Record<string, unknown>;
+  const entries = next.metadata?.managedFields;
+  if (entries === undefined) delete meta.managedFields;
+  else meta.managedFields = entries;
 }

@@ -1,4 +1,4 @@
-import type { KubeObject } from "../../core/index.ts";
+import { errors, type GroupResource, type KubeObject } from "../../core/index.ts";
 
 /** The finalizer that asks the garbage collector to orphan dependents. */
 export const ORPHAN_FINALIZER = "orphan";
@@ -46,4 +46,31 @@ export function timestamp(ms: number): string {
 /** True if the object is being deleted. */
 export function isDeleting(object: KubeObject): boolean {
   return Boolean(object.metadata?.deletionTimestamp);
+}
+
+/**
+ * 409 unless the stored object (its `meta`) meets a DELETE's preconditions: the uid and the
+ * resourceVersion it names, if any, worded as kube's.
+ */
+export function checkPreconditions(
+  gr: GroupResource,
+  name: string,
+  meta: { readonly uid?: string | undefined; readonly resourceVersion?: string | undefined },
+  options: DeleteOptions,
+): void {
+  const pre = options.preconditions;
+  if (pre?.uid && pre.uid !== meta.uid) {
+    throw errors.conflict(
+      gr,
+      name,
+      `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid}`,
+    );
+  }
+  if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
+    throw errors.conflict(
+      gr,
+      name,
+      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`,
+    );
+  }
 }

@@ -15,9 +15,10 @@ import { decodeFromStorage } from "./codec.ts";
 import { pruneBuiltin } from "./known-fields.ts";
 import { NamespaceAdmission } from "./namespace-admission.ts";
 import { ALL_VERBS, type ServedResource } from "./served.ts";
-import { attrsOf, Store, type StoreOptions } from "./store.ts";
+import { Store } from "./store.ts";
+import type { StoreOptions } from "./store-options.ts";
 import { SYSTEM_NAMESPACES } from "./strategies/namespace.ts";
-import type { Strategy } from "./strategy.ts";
+import { attrsOf, type Strategy } from "./strategy.ts";
 import type { WriteOptions } from "./types.ts";
 
 export {

@@ -1,11 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-  type Clock,
-  errors,
-  type GroupResource,
-  type KubeObject,
-  type StatusCause,
-} from "../../core/index.ts";
+import { errors, type GroupResource, type KubeObject, type StatusCause } from "../../core/index.ts";
 import { apiVersionOf, isNamespaced, type ResourceDefinition } from "../../resources/index.ts";
 import type { KeyValue, Storage } from "../storage/storage.ts";
 import { isStorageError } from "../storage/storage-error.ts";
@@ -13,14 +7,20 @@ import type { ObjectAttrs, WatchEncoder } from "../watchcache/cache-event.ts";
 import type { CacheFilter, CacheWatcher } from "../watchcache/cache-watcher.ts";
 import type { WatchCache } from "../watchcache/watch-cache.ts";
 import { cloneObject, decodeFromStorage, encodeForStorage, metaOf } from "./codec.ts";
-import { toServedForm, toStoredForm, type VersionConversion } from "./conversion.ts";
-import { type DeleteOptions, finalizersForDeletion } from "./deletion.ts";
+import {
+  toServedForm,
+  toStoredForm,
+  transformInServedForm,
+  type VersionConversion,
+} from "./conversion.ts";
+import { checkPreconditions, type DeleteOptions, finalizersForDeletion } from "./deletion.ts";
 import { fieldValidationWarnings } from "./field-validation.ts";
 import { GENERATE_NAME_ATTEMPTS, generateName } from "./generate-name.ts";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./object-meta.ts";
 import { listFromStorage } from "./paged-list.ts";
 import { retryOnConflict } from "./retry.ts";
-import type { Strategy } from "./strategy.ts";
+import type { StoreOptions } from "./store-options.ts";
+import { attrsOf, type Strategy } from "./strategy.ts";
 import {
   checkNamespace,
   keepStoredStatus,
@@ -31,56 +31,6 @@ import {
   withStatusOf,
 } from "./system-fields.ts";
 import type { DeleteOutcome, ListQuery, ListResult, UpdateOptions, WriteOptions } from "./types.ts";
-
-/** Options of {@link Store}. */
-export interface StoreOptions {
-  /** The kind at the version this store serves. */
-  readonly def: ResourceDefinition;
-  readonly storage: Storage;
-  /** The watch cache over `prefix` (shared by the versions of one resource). */
-  readonly cache: WatchCache;
-  /** Storage prefix, ending in `/`. */
-  readonly prefix: string;
-  readonly strategy: Strategy;
-  readonly clock: Clock;
-  /** The apiVersion objects are stored at. @default the served apiVersion */
-  readonly storageApiVersion?: string;
-  /**
-   * Admission for writes into a namespace (existence, Terminating).
-   * @default none: every namespace is admitted
-   */
-  readonly admitNamespace?: (namespace: string, gr: GroupResource, name: string) => Promise<void>;
-  /**
-   * Called once a DELETE has written its effect to storage — the object marked for deletion or
-   * gone — with the revision of that write.
-   * @default none
-   */
-  readonly onDeletionWritten?: (name: string, revision: number) => void;
-  /** Extra validation (a custom resource's schema), run after the strategy's. @default none */
-  readonly validate?: (object: KubeObject) => StatusCause[];
-  /**
-   * Normalizes an object on write as kube's decoding does: drops the fields its schema does not
-   * have (a built-in kind's Go type, a custom resource's structural schema) and applies
-   * defaults. Returns the paths of the fields dropped; the store turns them into warnings, or a
-   * 400 with fieldValidation=Strict.
-   * @default none: every field is kept
-   */
-  readonly normalize?: (object: KubeObject) => string[];
-  /** The encoder for this version's output (rewrites apiVersion for other versions). */
-  readonly encoder: WatchEncoder;
-  /**
-   * How a stored value becomes the object — for custom resources, pruned and defaulted with the
-   * storage version's schema, as kube reads them from etcd. The watch cache must decode the same
-   * way. @default decodeFromStorage
-   */
-  readonly decode?: (kv: KeyValue) => KubeObject;
-  /** Converts a stored object to this version (the inverse of `toStorage`). @default none */
-  readonly fromStorage?: (object: KubeObject) => KubeObject;
-  /** Converts an object of this version to the stored form. @default none */
-  readonly toStorage?: (object: KubeObject) => KubeObject;
-  /** Picks a number in [0, 1) for generated names. @default Math.random */
-  readonly random?: () => number;
-}
 
 /**
  * The generic registry of one resource at one version (kube's generic `registry.Store`): a
@@ -364,7 +314,7 @@ export class Store {
       if (kv === undefined) throw errors.notFound(this.#gr, name);
       const stored = this.#decode(kv);
       const meta = metaOf(stored);
-      this.#checkPreconditions(name, meta, options);
+      checkPreconditions(this.#gr, name, meta, options);
       this.#o.strategy.beforeDelete?.(stored);
       const finalizers = finalizersForDeletion(meta.finalizers ?? [], options);
       if (finalizers.length > 0 || this.#blocks(stored)) {
@@ -387,49 +337,15 @@ export class Store {
     });
   }
 
-  #checkPreconditions(
-    name: string,
-    meta: { uid?: string; resourceVersion?: string },
-    options: DeleteOptions,
-  ): void {
-    const pre = options.preconditions;
-    if (pre?.uid && pre.uid !== meta.uid) {
-      throw errors.conflict(
-        this.#gr,
-        name,
-        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid}`,
-      );
-    }
-    if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
-      throw errors.conflict(
-        this.#gr,
-        name,
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`,
-      );
-    }
-  }
-
-  /**
-   * Runs the write's transform (field management) on `object`, in this version's terms: the
-   * stored forms are converted for it, and the managedFields it sets are copied back.
-   */
+  /** Runs the write's transform (field management) in this version's terms. */
   #transform(
     stored: KubeObject | undefined,
     object: KubeObject,
     options: WriteOptions,
     subresource: string | undefined,
   ): void {
-    const transform = options.transform;
-    if (transform === undefined) return;
-    const from = this.#o.fromStorage;
-    const next = from ? from(object) : object;
-    transform(stored === undefined ? undefined : from ? from(stored) : stored, next, subresource);
-    if (next !== object) {
-      const entries = next.metadata?.managedFields;
-      const meta = metaOf(object) as Record<string, unknown>;
-      if (entries === undefined) delete meta.managedFields;
-      else meta.managedFields = entries;
-    }
+    if (options.transform === undefined) return;
+    transformInServedForm(this.#conversion, options.transform, stored, object, subresource);
   }
 
   #decode(kv: KeyValue): KubeObject {
@@ -524,15 +440,4 @@ export class Store {
   #out(object: KubeObject): KubeObject {
     return toServedForm(this.#conversion, object);
   }
-}
-
-/** Label and field values of an object for a kind's strategy. */
-export function attrsOf(strategy: Strategy, object: KubeObject): ObjectAttrs {
-  const meta = object.metadata ?? {};
-  const fields: Record<string, string | undefined> = {
-    "metadata.name": meta.name,
-    "metadata.namespace": meta.namespace ?? "",
-    ...strategy.fields?.(object),
-  };
-  return { labels: meta.labels ?? {}, fields };
 }

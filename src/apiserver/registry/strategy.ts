@@ -1,4 +1,5 @@
 import type { KubeObject, StatusCause } from "../../core/index.ts";
+import type { ObjectAttrs } from "../watchcache/cache-event.ts";
 import type { NameRule } from "./object-meta.ts";
 
 /** A table column, as `meta.k8s.io/v1` Table defines it. */
@@ -69,4 +70,15 @@ export interface Strategy {
    * `Age` (a `date` column whose cell is the creation timestamp), which places it.
    */
   readonly columns?: readonly TableColumn[];
+}
+
+/** Label and field values of an object for a kind's strategy. */
+export function attrsOf(strategy: Strategy, object: KubeObject): ObjectAttrs {
+  const meta = object.metadata ?? {};
+  const fields: Record<string, string | undefined> = {
+    "metadata.name": meta.name,
+    "metadata.namespace": meta.namespace ?? "",
+    ...strategy.fields?.(object),
+  };
+  return { labels: meta.labels ?? {}, fields };
 }
