@@ -78,9 +78,43 @@ const layerRules = Object.entries(LAYERS).flatMap(([layer, allowed]) =>
   }),
 );
 
+/**
+ * The API server's own sub-layers, in order: each imports only those before it (its tests too,
+ * besides kontroller/testing), type-only imports included. `patch` is pure and imports none.
+ * The API server's index.ts, its public face, may import any of them.
+ */
+const APISERVER_SUBLAYERS = [
+  "storage",
+  "patch",
+  "watchcache",
+  "registry",
+  "managedfields",
+  "crd",
+  "http",
+];
+
+const apiserverRules = APISERVER_SUBLAYERS.slice(0, -1).map((sub, i) => {
+  const later = APISERVER_SUBLAYERS.slice(i + 1);
+  return {
+    name: `apiserver-${sub}`,
+    comment: `src/apiserver/${sub} may import only the API server's sub-layers before it: ${APISERVER_SUBLAYERS.slice(0, i).join(", ") || "none"}`,
+    severity: "error",
+    from: { path: `^src/apiserver/${sub}/` },
+    to: { path: `^src/apiserver/(${later.join("|")})/` },
+  };
+});
+
 module.exports = {
   forbidden: [
     ...layerRules,
+    ...apiserverRules,
+    {
+      name: "apiserver-no-unknown-sublayer",
+      comment: `Every folder under src/apiserver is a sub-layer: ${APISERVER_SUBLAYERS.join(", ")}`,
+      severity: "error",
+      from: { path: `^src/apiserver/(?!(${APISERVER_SUBLAYERS.join("|")})/)[^/]+/` },
+      to: {},
+    },
     {
       name: "through-index-only",
       comment:

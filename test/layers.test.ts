@@ -151,6 +151,50 @@ describe("layer linter", { concurrency: 4 }, () => {
     assert.equal(typeOnly.ok, true, typeOnly.output);
   });
 
+  it("accepts API server sub-layers importing those before them, types included", async () => {
+    const r = await lint({
+      "src/apiserver/storage/storage.ts": "export interface KeyValue { key: string }\n",
+      "src/apiserver/registry/store.ts":
+        'import type { KeyValue } from "../storage/storage.ts";\nexport const key = (kv: KeyValue) => kv.key;\n',
+      "src/apiserver/http/server.ts":
+        'import { key } from "../registry/store.ts";\nexport const serve = key;\n',
+    });
+    assert.equal(r.ok, true, r.output);
+  });
+
+  it("refuses an upward import inside the API server, as between layers", async () => {
+    const r = await lint({
+      "src/apiserver/storage/memory.ts":
+        'import { Registry } from "../registry/registry.ts";\nexport const m = Registry;\n',
+      "src/apiserver/registry/registry.ts": "export const Registry = 1;\n",
+    });
+    assert.equal(r.ok, false);
+    assert.match(
+      r.output,
+      /apiserver-storage: src\/apiserver\/storage\/memory\.ts → src\/apiserver\/registry\/registry\.ts/,
+    );
+  });
+
+  it("refuses an upward import inside the API server even when it is type-only", async () => {
+    const r = await lint({
+      "src/apiserver/registry/store.ts":
+        'import type { FieldManager } from "../managedfields/field-manager.ts";\nexport type F = FieldManager;\n',
+      "src/apiserver/managedfields/field-manager.ts": "export interface FieldManager { x: 1 }\n",
+    });
+    assert.equal(r.ok, false);
+    assert.match(r.output, /apiserver-registry: src\/apiserver\/registry\/store\.ts/);
+  });
+
+  it("refuses a folder under src/apiserver that is not a sub-layer", async () => {
+    const r = await lint({
+      "src/apiserver/storage/storage.ts": "export const s = 1;\n",
+      "src/apiserver/util/x.ts":
+        'import { s } from "../storage/storage.ts";\nexport const x = s;\n',
+    });
+    assert.equal(r.ok, false);
+    assert.match(r.output, /apiserver-no-unknown-sublayer/);
+  });
+
   it("refuses a folder under src/ that is not a layer", async () => {
     const r = await lint({
       ...core,
