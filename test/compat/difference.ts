@@ -1,0 +1,101 @@
+/**
+ * A difference between the two backends' replies to one request, and its cause: the group it is
+ * reported under, so that forty resources sharing one cause make one row, not forty.
+ */
+import { diffJson, type PathDifference, shapeOf } from "./compare.ts";
+import type { CompatReply, CompatRequest } from "./http.ts";
+import { mediaType, normalize } from "./normalize.ts";
+import type { Compare } from "./scenarios.ts";
+
+/** One request whose replies differ. */
+export interface Difference {
+  /** The scenario: a resource's plural, or "discovery". */
+  readonly scenario: string;
+  /** What the request does: "create", "merge patch", … */
+  readonly step: string;
+  readonly method: string;
+  readonly path: string;
+  readonly status: { readonly reference: number; readonly embedded: number };
+  /** Where the normalized bodies (and media types) differ; empty where only the status does. */
+  readonly paths: readonly PathDifference[];
+  /** False where the embedded server's discovery does not list the resource. */
+  readonly served: boolean;
+}
+
+/** The outcome of one request on both backends. */
+export interface Outcome {
+  readonly sameStatus: boolean;
+  readonly sameBody: boolean;
+  /** Set where the status or the body differs. */
+  readonly difference?: Difference;
+}
+
+/** Compares the two replies to `request` as the step says (whole body, status, or keys). */
+export function compareReplies(
+  where: { scenario: string; step: string; served: boolean; compare: Compare },
+  request: CompatRequest,
+  reference: CompatReply,
+  embedded: CompatReply,
+): Outcome {
+  const sameStatus = reference.status === embedded.status;
+  const paths: PathDifference[] = [];
+  if (where.compare !== "status") {
+    const a = mediaType(reference.contentType);
+    const b = mediaType(embedded.contentType);
+    if (a !== b) paths.push({ path: "(Content-Type)", reference: a, embedded: b });
+    const body = (reply: CompatReply) =>
+      where.compare === "keys" ? shapeOf(reply.body) : normalize(reply.body);
+    paths.push(...diffJson(body(reference), body(embedded)));
+  }
+  const sameBody = paths.length === 0;
+  if (sameStatus && sameBody) return { sameStatus, sameBody };
+  return {
+    sameStatus,
+    sameBody,
+    difference: {
+      scenario: where.scenario,
+      step: where.step,
+      method: request.method,
+      path: request.path,
+      status: { reference: reference.status, embedded: embedded.status },
+      paths,
+      served: where.served,
+    },
+  };
+}
+
+/** A difference kept on purpose, and why. */
+export interface KnownDifference {
+  readonly reason: string;
+  matches(d: Difference): boolean;
+}
+
+/** The group a difference is reported under. */
+export interface Cause {
+  readonly kind: "known" | "not served" | "status" | "body";
+  /** One line naming the cause: the reason, the status codes, or the differing paths. */
+  readonly title: string;
+}
+
+/** At most this many paths name a body cause; more are counted. */
+const TITLE_PATHS = 4;
+
+/** The cause of `d`: a known difference's reason, else what differs. */
+export function causeOf(d: Difference, known: readonly KnownDifference[]): Cause {
+  const match = known.find((k) => k.matches(d));
+  if (match !== undefined) return { kind: "known", title: match.reason };
+  if (!d.served) return { kind: "not served", title: "not served by the embedded server" };
+  if (d.status.reference !== d.status.embedded) {
+    return {
+      kind: "status",
+      title: `${d.step}: kube-apiserver ${d.status.reference}, embedded ${d.status.embedded}`,
+    };
+  }
+  // Paths are generalized over list keys so that containers or resources named differently group.
+  const paths = [
+    ...new Set(d.paths.map((p) => p.path.replace(/\[(name|type)=[^\]]*\]/g, "[$1=…]"))),
+  ];
+  const shown = paths.slice(0, TITLE_PATHS).join(", ");
+  const more = paths.length > TITLE_PATHS ? ` and ${paths.length - TITLE_PATHS} more` : "";
+  return { kind: "body", title: `body differs at ${shown}${more}` };
+}

@@ -1,0 +1,207 @@
+/**
+ * `npm run test:compat`: the compatibility suite. Starts a real kube-apiserver (from the binary
+ * `startKubeApiServer` finds) and the embedded server, runs every scenario against both (the same
+ * requests in the same order), normalizes and compares the replies, prints each difference, writes
+ * the generated section of docs/compatibility.md, and ends with one summary line. Differences are
+ * reported, not failures: the exit code is 0 whenever the suite ran.
+ *
+ * `npm run test:compat -- --self-test` compares two embedded servers instead (expect no
+ * difference: it checks the normalization) and writes no document.
+ */
+import { fileURLToPath } from "node:url";
+import { findKubeApiServer, startKubeApiServer, startTestServer } from "kontroller/testing";
+import { compareReplies, type Difference } from "./difference.ts";
+import { type Backend, type CompatReply, type CompatRequest, httpBackend } from "./http.ts";
+import { knownDifferences } from "./known-differences.ts";
+import {
+  compatibilitySection,
+  formatDifference,
+  groupByCause,
+  summaryLine,
+  type Totals,
+  writeCompatibilityDoc,
+} from "./report.ts";
+import { apiVersionOf } from "./resource.ts";
+import { allScenarios, resources, type Saved, type Scenario, stringAt } from "./scenarios.ts";
+import { CUSTOM_GROUP, widgetCrd } from "./scenarios-more.ts";
+
+/** Scenarios run side by side (each in its own namespace); a scenario's steps run in order. */
+const PARALLEL_SCENARIOS = 4;
+/** How long a backend may take to serve the custom resource after its CRD is created. */
+const CRD_READY_MS = 30_000;
+const DOC = fileURLToPath(new URL("../../docs/compatibility.md", import.meta.url));
+
+async function embeddedBackend(name: string): Promise<Backend> {
+  const server = await startTestServer({ backend: "embedded", controllers: false });
+  return httpBackend(name, server.url, {}, () => server.close());
+}
+
+async function kubeBackend(): Promise<Backend> {
+  const kube = await startKubeApiServer();
+  return httpBackend("kube-apiserver", kube.url, { token: kube.token, ca: kube.ca }, () =>
+    kube.close(),
+  );
+}
+
+/** Sends a request; a failure to get any reply is status 0 with the error as the body. */
+async function send(backend: Backend, req: CompatRequest): Promise<CompatReply> {
+  try {
+    return await backend.send(req);
+  } catch (err) {
+    return { status: 0, contentType: "", body: `no reply: ${String(err)}` };
+  }
+}
+
+/** Creates the custom resource's CRD and waits until the backend serves its resource. */
+async function setUp(backend: Backend): Promise<void> {
+  const crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+  const created = await send(backend, { method: "POST", path: crds, body: widgetCrd });
+  if (created.status !== 201) {
+    console.log(`compat: ${backend.name} refused the Widget CRD (${created.status})`);
+    return;
+  }
+  const path = `/apis/${CUSTOM_GROUP}/v1/widgets`;
+  const deadline = Date.now() + CRD_READY_MS;
+  while ((await send(backend, { method: "GET", path })).status !== 200) {
+    if (Date.now() > deadline) {
+      console.log(`compat: ${backend.name} did not serve ${path} in time`);
+      return;
+    }
+    // A CRD is established by the server's own controller: ask again shortly.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** `group/plural` of every resource the backend lists in its discovery. */
+async function servedBy(backend: Backend): Promise<Set<string>> {
+  const served = new Set<string>();
+  const versions = new Set(resources.map((r) => apiVersionOf(r)));
+  for (const gv of versions) {
+    const path = gv.includes("/") ? `/apis/${gv}` : `/api/${gv}`;
+    const reply = await send(backend, { method: "GET", path });
+    const list = (reply.body as { resources?: { name?: unknown }[] } | undefined)?.resources;
+    if (reply.status !== 200 || !Array.isArray(list)) continue;
+    const group = gv.includes("/") ? gv.split("/")[0]! : "";
+    for (const r of list) if (typeof r.name === "string") served.add(`${group}/${r.name}`);
+  }
+  return served;
+}
+
+interface ScenarioResult {
+  readonly requests: number;
+  readonly sameStatus: number;
+  readonly sameBody: number;
+  readonly differences: Difference[];
+}
+
+async function runScenario(
+  scenario: Scenario,
+  reference: Backend,
+  embedded: Backend,
+  served: ReadonlySet<string>,
+): Promise<ScenarioResult> {
+  const saved: [Map<string, unknown>, Map<string, unknown>] = [new Map(), new Map()];
+  const r = scenario.resource;
+  const isServed = r === undefined || served.has(`${r.group}/${r.plural}`);
+  const result = { requests: 0, sameStatus: 0, sameBody: 0, differences: [] as Difference[] };
+  for (const step of scenario.steps) {
+    const requests = saved.map((s: Saved) => step.request(s)) as [CompatRequest, CompatRequest];
+    const [a, b] = await Promise.all([send(reference, requests[0]), send(embedded, requests[1])]);
+    if (step.save !== undefined) {
+      saved[0].set(step.save, a.body);
+      saved[1].set(step.save, b.body);
+    }
+    const where = {
+      scenario: scenario.name,
+      step: step.name,
+      served: isServed,
+      compare: step.compare ?? "body",
+    };
+    const outcome = compareReplies(where, requests[0], a, b);
+    result.requests++;
+    if (outcome.sameStatus) result.sameStatus++;
+    if (outcome.sameBody) result.sameBody++;
+    if (outcome.difference !== undefined) result.differences.push(outcome.difference);
+  }
+  return result;
+}
+
+async function runAll(reference: Backend, embedded: Backend): Promise<void> {
+  const started = Date.now();
+  await Promise.all([setUp(reference), setUp(embedded)]);
+  const served = await servedBy(embedded);
+  const [discovery, ...rest] = allScenarios();
+  const totals = { requests: 0, sameStatus: 0, sameBody: 0 };
+  const differences: Difference[] = [];
+  const report = (scenario: Scenario, result: ScenarioResult) => {
+    totals.requests += result.requests;
+    totals.sameStatus += result.sameStatus;
+    totals.sameBody += result.sameBody;
+    differences.push(...result.differences);
+    const differ = result.differences.length;
+    const lines = [
+      `compat: ${scenario.name} — ${result.requests} requests, ${differ === 0 ? "all identical" : `${differ} differ`}`,
+      ...result.differences.map((d) => formatDifference(d, reference.name)),
+    ];
+    console.log(lines.join("\n"));
+  };
+  // Discovery first: the group lists must not see the scenarios' CRDs come and go.
+  report(discovery!, await runScenario(discovery!, reference, embedded, served));
+  const queue = [...rest];
+  const worker = async () => {
+    for (let s = queue.shift(); s !== undefined; s = queue.shift()) {
+      report(s, await runScenario(s, reference, embedded, served));
+    }
+  };
+  await Promise.all(Array.from({ length: PARALLEL_SCENARIOS }, worker));
+  const groups = groupByCause(differences, knownDifferences);
+  console.log(`compat: ${differences.length} differences in ${groups.length} causes:`);
+  for (const g of groups) {
+    console.log(`  ${String(g.differences.length).padStart(4)}  ${g.cause.kind}: ${g.cause.title}`);
+  }
+  if (reference.name === "kube-apiserver") {
+    const version = await send(reference, { method: "GET", path: "/version" });
+    const against = `kube-apiserver ${stringAt(version.body, "gitVersion") ?? "(unknown version)"}`;
+    await writeCompatibilityDoc(
+      DOC,
+      compatibilitySection(totals as Totals, against, resources.length, groups),
+    );
+    console.log(`compat: wrote the differences to ${DOC}`);
+  }
+  console.log(`compat: ran in ${Math.round((Date.now() - started) / 1000)} s`);
+  console.log(summaryLine(totals));
+}
+
+async function main(): Promise<number> {
+  const selfTest = process.argv.includes("--self-test");
+  if (!selfTest && findKubeApiServer() === undefined) {
+    console.log(
+      "compat: no kube-apiserver binary on this machine, so there is nothing to compare the embedded server with: set KONTROLLER_KUBE_APISERVER to one, or KUBEBUILDER_ASSETS to a folder holding kube-apiserver and etcd",
+    );
+    console.log("compat: skipped (no kube-apiserver binary)");
+    return 0;
+  }
+  const started = await Promise.allSettled([
+    selfTest ? embeddedBackend("reference") : kubeBackend(),
+    embeddedBackend("embedded"),
+  ]);
+  const backends = started.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+  try {
+    const failed = started.find((s) => s.status === "rejected");
+    if (failed !== undefined) {
+      console.error(`compat: could not start the servers: ${String(failed.reason)}`);
+      return 1;
+    }
+    await runAll(backends[0]!, backends[1]!);
+    return 0;
+  } finally {
+    await Promise.all(backends.map((b) => b.close()));
+  }
+}
+
+process.exitCode = await main().catch((err: unknown) => {
+  console.error(
+    `compat: could not run: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+  );
+  return 1;
+});

@@ -1,0 +1,235 @@
+/**
+ * The scenarios: the same steps for every resource of the table (create, read, list, update,
+ * every patch type, apply with a conflict, errors, pagination, a table, a watch, delete), and one
+ * scenario of discovery requests. A step's request may read this backend's earlier replies in the
+ * same scenario (the object to PUT back, a continue token, the resourceVersion to watch from).
+ */
+import type { CompatRequest } from "./http.ts";
+import { apiVersionOf, type CompatResource, collectionPath } from "./resource.ts";
+import { coreResources } from "./scenarios-core.ts";
+import { CUSTOM_GROUP, moreResources } from "./scenarios-more.ts";
+
+/** One backend's earlier replies in a scenario, by the key a step saved them under. */
+export type Saved = ReadonlyMap<string, unknown>;
+
+/** What a step compares: the whole reply, its status code only, or the body's keys only. */
+export type Compare = "body" | "status" | "keys";
+
+/** One request of a scenario. */
+export interface Step {
+  /** What the request does, the same for every resource: "create", "merge patch", … */
+  readonly name: string;
+  request(saved: Saved): CompatRequest;
+  /** @default "body" */
+  readonly compare?: Compare;
+  /** Keep the reply's body for later steps under this key. */
+  readonly save?: string;
+}
+
+/** An ordered list of steps, run against each backend in one namespace of its own. */
+export interface Scenario {
+  /** The resource's plural (and group), or "discovery". */
+  readonly name: string;
+  readonly resource?: CompatResource;
+  readonly steps: readonly Step[];
+}
+
+/** Every resource the suite covers. */
+export const resources: readonly CompatResource[] = [...coreResources, ...moreResources];
+
+/** The namespace a scenario's objects live in; each scenario has its own. */
+export function namespaceOf(r: CompatResource): string {
+  return `compat-${r.plural}${r.group === "events.k8s.io" ? "-events-k8s-io" : ""}`;
+}
+
+/** A scenario's name: the plural, with the group where two groups share a plural. */
+export function scenarioName(r: CompatResource): string {
+  return r.group === "" || r.plural !== "events" ? r.plural : `${r.plural}.${r.group}`;
+}
+
+/** The value at `path` of a loosely read JSON value, if it is a string. */
+export function stringAt(value: unknown, ...path: string[]): string | undefined {
+  let at = value;
+  for (const key of path) {
+    if (typeof at !== "object" || at === null) return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return typeof at === "string" ? at : undefined;
+}
+
+const PAGE_LABEL = "compat-page";
+const TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io";
+
+/** The steps of one resource's scenario. */
+export function resourceScenario(r: CompatResource): Scenario {
+  const ns = namespaceOf(r);
+  const [name, other] = r.names ?? ["compat-a", "compat-b"];
+  const collection = collectionPath(r, ns);
+  const item = `${collection}/${name}`;
+  const object = (n: string, labels: Record<string, string> = {}) => ({
+    apiVersion: apiVersionOf(r),
+    kind: r.kind,
+    metadata: { name: n, ...(r.namespaced ? { namespace: ns } : {}), labels },
+    ...r.sample(n, ns),
+  });
+  // A cluster-scoped list or watch would see every other scenario's objects: select ours by name.
+  const byName = r.namespaced ? "" : `fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`;
+  const query = (...parts: string[]) => {
+    const all = parts.filter((p) => p !== "");
+    return all.length === 0 ? "" : `?${all.join("&")}`;
+  };
+  const get = (path: string, accept?: string): CompatRequest =>
+    accept === undefined ? { method: "GET", path } : { method: "GET", path, accept };
+  const apply = (manager: string) => (): CompatRequest => ({
+    method: "PATCH",
+    path: `${item}?fieldManager=${manager}`,
+    contentType: "application/apply-patch+yaml",
+    body: JSON.stringify({
+      apiVersion: apiVersionOf(r),
+      kind: r.kind,
+      metadata: { name, ...(r.namespaced ? { namespace: ns } : {}), labels: { applied: manager } },
+    }),
+  });
+  const steps: Step[] = [];
+  if (r.namespaced) {
+    steps.push({
+      name: "create namespace",
+      request: () => ({
+        method: "POST",
+        path: "/api/v1/namespaces",
+        body: { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } },
+      }),
+    });
+  }
+  steps.push(
+    { name: "create", save: "created", request: () => post(collection, object(name)) },
+    { name: "create a duplicate", request: () => post(collection, object(name)) },
+    {
+      name: "create with a wrong kind",
+      request: () => post(collection, { ...object("compat-wrong"), kind: "NotAKind" }),
+    },
+    {
+      name: "create a malformed body",
+      request: () => ({ method: "POST", path: collection, body: '{"apiVersion": "v1", "kind": ' }),
+    },
+    {
+      name: "create an invalid object",
+      request: () => post(collection, object("Not_A_Valid_Name", { "not a valid key": "x" })),
+    },
+    { name: "get", save: "read", request: () => get(item) },
+    { name: "get a missing name", request: () => get(`${collection}/compat-missing`) },
+    { name: "list", request: () => get(collection + query(byName)) },
+    {
+      name: "create another",
+      request: () => post(collection, object(other, { [PAGE_LABEL]: "yes" })),
+    },
+    {
+      name: "list with a label selector",
+      request: () => get(`${collection}?labelSelector=${PAGE_LABEL}%3Dyes`),
+    },
+    {
+      name: "list a first page",
+      save: "page",
+      request: () => get(`${collection}?limit=1&labelSelector=${PAGE_LABEL}`),
+    },
+    {
+      name: "list the next page",
+      request: (saved) => {
+        const token = stringAt(saved.get("page"), "metadata", "continue") ?? "";
+        return get(
+          `${collection}?limit=1&labelSelector=${PAGE_LABEL}&continue=${encodeURIComponent(token)}`,
+        );
+      },
+    },
+    { name: "get as a table", request: () => get(item, TABLE) },
+    { name: "list as a table", request: () => get(collection + query(byName), TABLE) },
+    {
+      name: "update",
+      request: (saved) => ({ method: "PUT", path: item, body: relabelled(saved.get("read")) }),
+    },
+    {
+      name: "merge patch",
+      request: () =>
+        patch(item, "application/merge-patch+json", { metadata: { labels: { merged: "yes" } } }),
+    },
+    {
+      name: "JSON patch",
+      request: () =>
+        patch(item, "application/json-patch+json", [
+          { op: "add", path: "/metadata/annotations", value: { "compat/json-patch": "yes" } },
+        ]),
+    },
+    {
+      name: "strategic merge patch",
+      request: () =>
+        patch(
+          item,
+          "application/strategic-merge-patch+json",
+          r.strategicPatch ?? { metadata: { labels: { strategic: "yes" } } },
+        ),
+    },
+    { name: "server-side apply", request: apply("compat-first") },
+    { name: "server-side apply by another manager (conflict)", request: apply("compat-second") },
+    { name: "delete", request: () => ({ method: "DELETE", path: item }) },
+    { name: "get after delete", request: () => get(item) },
+    {
+      name: "watch from the create",
+      request: (saved) => {
+        const rv = stringAt(saved.get("created"), "metadata", "resourceVersion") ?? "";
+        return {
+          method: "GET",
+          path: collection + query("watch=1", `resourceVersion=${rv}`, "timeoutSeconds=1", byName),
+          watch: true,
+        };
+      },
+    },
+  );
+  return { name: scenarioName(r), resource: r, steps };
+}
+
+function post(path: string, body: unknown): CompatRequest {
+  return { method: "POST", path, body };
+}
+
+function patch(path: string, contentType: string, body: unknown): CompatRequest {
+  return { method: "PATCH", path, contentType, body };
+}
+
+/** The object read back, with one more label: what an update sends. */
+function relabelled(read: unknown): unknown {
+  if (typeof read !== "object" || read === null) return read;
+  const object = read as { metadata?: { labels?: Record<string, string> } };
+  const metadata = object.metadata ?? {};
+  return { ...object, metadata: { ...metadata, labels: { ...metadata.labels, updated: "yes" } } };
+}
+
+/** Discovery: the group lists, every group-version of the table, the version, OpenAPI. */
+export function discoveryScenario(): Scenario {
+  const groupVersions = [
+    ...new Set(resources.filter((r) => r.group !== "").map((r) => apiVersionOf(r))),
+  ].sort();
+  const get = (path: string, compare: Compare = "body"): Step => ({
+    name: `discovery ${path}`,
+    compare,
+    request: () => ({ method: "GET", path }),
+  });
+  return {
+    name: "discovery",
+    steps: [
+      get("/api"),
+      get("/apis"),
+      get("/api/v1"),
+      ...groupVersions.map((gv) => get(`/apis/${gv}`)),
+      get(`/apis/${CUSTOM_GROUP}`),
+      // The build facts (version, commit, date) are each server's own: compare the fields only.
+      get("/version", "keys"),
+      get("/openapi/v2", "status"),
+      get("/openapi/v3", "status"),
+    ],
+  };
+}
+
+/** Every scenario, discovery first. */
+export function allScenarios(): Scenario[] {
+  return [discoveryScenario(), ...resources.map(resourceScenario)];
+}
