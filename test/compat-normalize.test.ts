@@ -8,7 +8,14 @@ import { describe, it } from "node:test";
 import { diffJson } from "./compat/compare.ts";
 import { causeOf, compareReplies, type Difference } from "./compat/difference.ts";
 import { normalize } from "./compat/normalize.ts";
-import { BEGIN, END, groupByCause, replaceSection, summaryLine } from "./compat/report.ts";
+import {
+  BEGIN,
+  compatibilitySection,
+  END,
+  groupByCause,
+  replaceSection,
+  summaryLine,
+} from "./compat/report.ts";
 import { allScenarios, resources } from "./compat/scenarios.ts";
 
 const UID = "0b6e3c1e-8f5a-4c7e-9d2a-3f1b2c4d5e6f";
@@ -158,6 +165,18 @@ describe("compat comparison", () => {
       g.cause.title,
       g.differences.map((x) => x.scenario),
     ]);
+    const section = compatibilitySection(
+      { requests: 6, sameStatus: 3, sameBody: 0 },
+      "kube-apiserver v1.36.2",
+      4,
+      groupByCause(differences, known),
+    );
+    assert.match(
+      section,
+      /\| unexplained: not served by the embedded server \| 2 \| jobs, cronjobs \|/,
+    );
+    assert.match(section, /\| kept on purpose: on purpose \| 1 \| leases \|/);
+    assert.match(section, /`compat: 6 requests, 3 identical status codes, 0 identical bodies`/);
     assert.deepEqual(groups, [
       ["body", "body differs at spec.containers[name=…].x", ["pods", "deployments"]],
       ["not served", "not served by the embedded server", ["jobs", "cronjobs"]],
