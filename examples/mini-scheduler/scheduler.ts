@@ -8,7 +8,7 @@
  */
 import { type HandlerRegistration, InformerFactory, type SharedInformer } from "kontroller/cache";
 import { EventRecorder } from "kontroller/controller";
-import { isConflict, isNotFound, toTime } from "kontroller/core";
+import { errorMessage, isConflict, isNotFound, toTime } from "kontroller/core";
 import { eventsV1, type Node, nodes, type Pod, pods } from "kontroller/resources";
 import { type Binder, bindingSubresource } from "./binder.ts";
 import { failureMessage } from "./filters.ts";
@@ -189,7 +189,7 @@ export class Scheduler {
     try {
       demand = cachedPodDemand(pod);
     } catch (err) {
-      this.#failed(pod, (err as Error).message);
+      this.#failed(pod, errorMessage(err));
       this.#end(item, "unschedulable");
       return;
     }
@@ -240,7 +240,7 @@ export class Scheduler {
         type: "Warning",
         reason: "FailedScheduling",
         action: "Scheduling",
-        note: `Binding rejected: ${(err as Error).message}`,
+        note: `Binding rejected: ${errorMessage(err)}`,
       });
       this.#end(item, "retry");
     }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
 import { describe, it } from "node:test";
-import type { KubeObject, WatchEvent } from "../core/index.ts";
+import { errorMessage, type KubeObject, type WatchEvent } from "../core/index.ts";
 import { DeltaFIFO, FifoClosedError, TransformOutputError } from "./delta-fifo.ts";
 
 const obj = (name: string, rv: string): KubeObject => ({ metadata: { name, resourceVersion: rv } });
@@ -45,7 +45,7 @@ describe("DeltaFIFO", () => {
         seen.push(o.metadata!.name!);
         return { ...o, kind: "T" };
       },
-      onTransformError: (o, e) => seen.push(`error ${o.metadata?.name} ${(e as Error).message}`),
+      onTransformError: (o, e) => seen.push(`error ${o.metadata?.name} ${errorMessage(e)}`),
     });
     const bookmark: WatchEvent = {
       type: "BOOKMARK",
@@ -74,7 +74,7 @@ describe("DeltaFIFO", () => {
             : { metadata: { name: o.metadata!.name } },
       onTransformError: (o, e) =>
         errors.push(
-          `${o.metadata?.name}: ${e instanceof TransformOutputError ? "output" : "?"} ${(e as Error).message}`,
+          `${o.metadata?.name}: ${e instanceof TransformOutputError ? "output" : "?"} ${errorMessage(e)}`,
         ),
     });
     q.pushEvents([ev("ADDED", "a", "1"), ev("ADDED", "b", "2")]);

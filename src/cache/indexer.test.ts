@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import type { KubeObject } from "../core/index.ts";
+import { errorMessage, type KubeObject } from "../core/index.ts";
 import { Indexer } from "./indexer.ts";
 import { NAMESPACE_INDEX } from "./store.ts";
 
@@ -107,7 +107,7 @@ describe("Indexer", () => {
             : ["ok"],
       },
       onIndexError: (index, obj, err) =>
-        errors.push(`${index}:${obj.metadata?.name}:${(err as Error).message}`),
+        errors.push(`${index}:${obj.metadata?.name}:${errorMessage(err)}`),
     });
     ix.upsert(pod("a", "boom"));
     ix.upsert(pod("a", "fine"));

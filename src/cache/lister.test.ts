@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { isNotFound, type KubeObject, parseLabelSelector, SelectorError } from "../core/index.ts";
+import {
+  errorMessage,
+  isNotFound,
+  type KubeObject,
+  parseLabelSelector,
+  SelectorError,
+} from "../core/index.ts";
 import { configMaps, namespaces } from "../resources/index.ts";
 import { Indexer } from "./indexer.ts";
 import { Lister } from "./lister.ts";
@@ -31,7 +37,7 @@ describe("Lister", () => {
     assert.equal(l.namespace("b").get("x").metadata?.namespace, "b");
     assert.throws(
       () => l.get("a", "missing"),
-      (e: unknown) => isNotFound(e) && /configmaps "missing" not found/.test((e as Error).message),
+      (e: unknown) => isNotFound(e) && /configmaps "missing" not found/.test(errorMessage(e)),
     );
   });
 

@@ -116,7 +116,7 @@ describe("Reflector: a streaming list that never ends", () => {
     const reported: string[] = [];
     const r = reflector(server.lw, {
       onWatchError: (f) =>
-        void reported.push(`${f.phase} ${(f.error as Error).name} ${f.recovery}`),
+        void reported.push(`${f.phase} ${f.error instanceof Error && f.error.name} ${f.recovery}`),
     });
     await until(() => server.calls.length === 1, "the streaming list");
     await r.clock.advanceAsync(29_999);

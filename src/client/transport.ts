@@ -7,6 +7,8 @@
  * does not know about resources. Those live in the client above it.
  */
 
+import { errnoCode } from "../core/index.ts";
+
 /** HTTP methods the client uses. */
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -107,20 +109,13 @@ export function isTransportError(err: unknown): err is TransportError {
  * that carry only a name (a body cut by an early EOF: `HTTPParserError`), the name.
  */
 export function transportErrorParts(err: unknown): { code: string; message: string } {
-  const e = err as {
-    code?: unknown;
-    message?: unknown;
-    name?: unknown;
-    errors?: { code?: unknown }[];
-  };
-  const code =
-    typeof e?.code === "string"
-      ? e.code
-      : typeof e?.errors?.[0]?.code === "string"
-        ? e.errors[0].code
-        : typeof e?.name === "string" && e.name !== "Error"
-          ? e.name
-          : "UNKNOWN";
-  const message = typeof e?.message === "string" && e.message !== "" ? e.message : code;
-  return { code, message };
+  const first = hasField(err, "errors") && Array.isArray(err.errors) ? err.errors[0] : undefined;
+  const name = hasField(err, "name") && typeof err.name === "string" ? err.name : "Error";
+  const code = errnoCode(err) ?? errnoCode(first) ?? (name !== "Error" ? name : "UNKNOWN");
+  const message = hasField(err, "message") && typeof err.message === "string" ? err.message : "";
+  return { code, message: message !== "" ? message : code };
+}
+
+function hasField<K extends string>(value: unknown, key: K): value is Record<K, unknown> {
+  return typeof value === "object" && value !== null && key in value;
 }

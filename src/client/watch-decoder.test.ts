@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { isStatus } from "../core/index.ts";
 import { DecodeError, type DecodeErrorReason } from "./decode-error.ts";
 import { decodeWatchLine } from "./watch-decoder.ts";
 
@@ -60,7 +61,8 @@ describe("decodeWatchLine", () => {
     });
     const odd = decodeWatchLine('{"type":"ERROR","object":{"oops":1}}', expect);
     assert.equal(odd.type, "ERROR");
-    assert.equal((odd.object as { code: number }).code, 500);
+    assert.ok(isStatus(odd.object));
+    assert.equal(odd.object.code, 500);
   });
 
   it("rejects every kind of bad line with its reason and a sample", () => {

@@ -6,6 +6,7 @@ import {
   type ControllerMetricsProvider,
   checkMetrics,
   checkNumber,
+  errorMessage,
   InvalidOptionError,
   isTerminal,
   type KubeObject,
@@ -20,7 +21,7 @@ import type { ControllerSpec } from "./builder.ts";
 import { type ControllerQueue, makeControllerQueue } from "./controller-queue.ts";
 import type { EventRecorder } from "./event-recorder.ts";
 import { connectSources } from "./event-sources.ts";
-import { bindLogger, errorMessage } from "./log.ts";
+import { bindLogger } from "./log.ts";
 import { describeReason, ReasonBook } from "./reasons.ts";
 import type { ReconcileReason, ReconcileResult, Request } from "./reconciler.ts";
 

@@ -11,8 +11,3 @@ export function bindLogger(logger: Logger, fields: Record<string, unknown>): Log
     debug: (f, m) => logger.debug({ ...fields, ...f }, m),
   };
 }
-
-/** An error's message, whatever was thrown. */
-export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

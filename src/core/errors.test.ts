@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
   ApiError,
+  errnoCode,
+  errorMessage,
   errors,
   isAlreadyExists,
   isConflict,
@@ -10,6 +12,7 @@ import {
   isNotFound,
   isTerminal,
   isTooManyRequests,
+  statusCode,
   TerminalError,
 } from "./errors.ts";
 import { isStatus } from "./status.ts";
@@ -163,5 +166,33 @@ describe("error predicates", () => {
     assert.equal(isTerminal(new Error("wrapped", { cause: terminal })), true);
     assert.equal(isTerminal(new Error("plain")), false);
     assert.equal(isTerminal("a string"), false);
+  });
+});
+
+describe("reading a thrown value without a cast", () => {
+  it("errorMessage gives an error's message, or the value as a string", () => {
+    assert.equal(errorMessage(new Error("boom")), "boom");
+    assert.equal(errorMessage(errors.notFound(cm, "x")), 'configmaps "x" not found');
+    assert.equal(errorMessage({ message: "from a worker" }), "from a worker");
+    assert.equal(errorMessage("a string"), "a string");
+    assert.equal(errorMessage(undefined), "undefined");
+    assert.equal(errorMessage({ message: 42 }), "[object Object]");
+  });
+
+  it("errnoCode gives a system error's code, and nothing for other values", () => {
+    const enoent = Object.assign(new Error("no such file"), { code: "ENOENT" });
+    assert.equal(errnoCode(enoent), "ENOENT");
+    assert.equal(errnoCode({ code: "ECONNRESET" }), "ECONNRESET");
+    assert.equal(errnoCode(errors.notFound(cm, "x")), undefined);
+    assert.equal(errnoCode(new Error("plain")), undefined);
+    assert.equal(errnoCode(null), undefined);
+    assert.equal(errnoCode("ENOENT"), undefined);
+  });
+
+  it("statusCode gives an ApiError's HTTP code, and nothing for other values", () => {
+    assert.equal(statusCode(errors.notFound(cm, "x")), 404);
+    assert.equal(statusCode(errors.expired("too old")), 410);
+    assert.equal(statusCode({ code: 404 }), undefined);
+    assert.equal(statusCode(new Error("plain")), undefined);
   });
 });

@@ -221,6 +221,31 @@ export function isTooManyRequests(err: unknown): boolean {
   return hasReason(err, "TooManyRequests", 429);
 }
 
+/** The HTTP status code an {@link ApiError} carries; `undefined` for any other value. */
+export function statusCode(err: unknown): number | undefined {
+  return statusOf(err)?.code;
+}
+
+/**
+ * The message of a thrown value: an error's `message` (an `Error`, or an error-like object from
+ * another realm or a worker), otherwise the value as a string. For messages that name a cause.
+ */
+export function errorMessage(err: unknown): string {
+  if (typeof err === "object" && err !== null && "message" in err) {
+    if (typeof err.message === "string") return err.message;
+  }
+  return String(err);
+}
+
+/**
+ * The system error code a thrown value carries (`ENOENT`, `ECONNRESET`, `EADDRINUSE`, undici's
+ * `UND_ERR_SOCKET`, …): its `code` when that is a string, otherwise `undefined`.
+ */
+export function errnoCode(err: unknown): string | undefined {
+  if (typeof err !== "object" || err === null || !("code" in err)) return undefined;
+  return typeof err.code === "string" ? err.code : undefined;
+}
+
 /** A `TerminalError`, or an error caused (through `cause`) by one. */
 export function isTerminal(err: unknown): boolean {
   for (let e = err, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {

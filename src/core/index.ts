@@ -8,6 +8,8 @@ export { type CancelTimer, type Clock, realClock } from "./clock.ts";
 export {
   ApiError,
   errors,
+  errnoCode,
+  errorMessage,
   type GroupResource,
   isAlreadyExists,
   isConflict,
@@ -17,6 +19,7 @@ export {
   isTerminal,
   isTooManyRequests,
   TerminalError,
+  statusCode,
 } from "./errors.ts";
 export {
   type FieldOperator,

@@ -97,7 +97,9 @@ export function isStatus(value: unknown): value is Status {
   return (
     typeof value === "object" &&
     value !== null &&
-    (value as { kind?: unknown }).kind === "Status" &&
-    typeof (value as { code?: unknown }).code === "number"
+    "kind" in value &&
+    value.kind === "Status" &&
+    "code" in value &&
+    typeof value.code === "number"
   );
 }

@@ -1,6 +1,7 @@
 import type { TSchema } from "typebox";
 import {
   checkDns1123Subdomain,
+  errorMessage,
   errors,
   InvalidOptionError,
   type KubeObject,
@@ -188,7 +189,7 @@ function buildVersion(
         owner,
         `${where}${field}`,
         "(schema)",
-        `is not a valid CRD schema: ${(e as Error).message}`,
+        `is not a valid CRD schema: ${errorMessage(e)}`,
       );
     }
   };

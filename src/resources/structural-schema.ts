@@ -1,4 +1,4 @@
-import type { StatusCause } from "../core/index.ts";
+import { errorMessage, type StatusCause } from "../core/index.ts";
 import { OPENAPI_SCHEMA_KEYWORDS, type OpenApiSchema } from "./openapi-schema.ts";
 import { checkDefaults } from "./schema-default-rules.ts";
 import { checkListsAndMaps, type Report } from "./schema-list-rules.ts";
@@ -141,7 +141,7 @@ function checkNode(
       at(
         `${path}.pattern`,
         "FieldValueInvalid",
-        `Invalid value: ${JSON.stringify(node.pattern)}: must be a valid regular expression: ${(err as Error).message}`,
+        `Invalid value: ${JSON.stringify(node.pattern)}: must be a valid regular expression: ${errorMessage(err)}`,
       );
     }
   }

@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:net";
+import { errnoCode } from "../core/index.ts";
 
 /** How many of a process's last output lines a failure quotes. */
 const TAIL_LINES = 30;
@@ -65,7 +66,7 @@ export async function launchProcess(options: LaunchOptions): Promise<LaunchedPro
   const launched: LaunchedProcess = { child, tail: () => [...lines] };
   const exited = new Promise<never>((_, reject) => {
     child.once("error", (err) =>
-      reject(errnoOf(err) === "ENOENT" ? options.notFound(binary) : err),
+      reject(errnoCode(err) === "ENOENT" ? options.notFound(binary) : err),
     );
     child.once("exit", (code, sig) =>
       reject(processFailure(name, launched, `exited (${sig ?? code}) before it was ready`)),
@@ -145,9 +146,4 @@ function trackForExit(child: ChildProcess): void {
   process.once("exit", () => {
     for (const c of live) c.kill("SIGKILL");
   });
-}
-
-function errnoOf(err: unknown): string | undefined {
-  if (typeof err !== "object" || err === null || !("code" in err)) return undefined;
-  return typeof err.code === "string" ? err.code : undefined;
 }

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { listerWatcherFor, type ReflectorFailure, SharedInformer } from "kontroller/cache";
 import { createClient, type DecodeError } from "kontroller/client";
-import { isNotFound, type KubeObject } from "kontroller/core";
+import { isNotFound, type KubeObject, statusCode } from "kontroller/core";
 import { customResourceDefinitions, resourceDefinition } from "kontroller/resources";
 import { FakeClock, startTestServer } from "kontroller/testing";
 import { cm, startRig, until } from "./rig.ts";
@@ -30,11 +30,8 @@ describe("relist faults", () => {
     for (let i = 0; i < 6; i++) await rig.writer.create(cm(`filler-${i}`));
     await rig.proxy.up();
     await rig.backoff();
-    await until(
-      () => rig.failures.some((f) => (f.error as { code?: number }).code === 410),
-      "the 410",
-    );
-    const expired = rig.failures.find((f) => (f.error as { code?: number }).code === 410)!;
+    await until(() => rig.failures.some((f) => statusCode(f.error) === 410), "the 410");
+    const expired = rig.failures.find((f) => statusCode(f.error) === 410)!;
     assert.equal(expired.recovery, "relist");
     await rig.backoff();
     await rig.converged();
@@ -65,7 +62,7 @@ describe("relist faults", () => {
     await until(() => rig.failures.length === 1, "the 410");
     const f = rig.failures[0]!;
     assert.deepEqual([f.phase, f.recovery, f.delayMs], ["watch", "relist", 800]);
-    assert.equal((f.error as { code?: number }).code, 410);
+    assert.equal(statusCode(f.error), 410);
     const watchesBefore = rig.proxy.requests.filter((r) => r.watchList).length;
     await rig.backoff();
     await rig.converged();
@@ -86,7 +83,7 @@ describe("relist faults", () => {
     await until(() => rig.failures.length === 1, "the 500");
     const f = rig.failures[0]!;
     assert.deepEqual(
-      [f.phase, f.recovery, f.delayMs, (f.error as { code?: number }).code],
+      [f.phase, f.recovery, f.delayMs, statusCode(f.error)],
       ["watch", "relist", 800, 500],
     );
     await rig.writer.create(cm("b"));
@@ -112,7 +109,7 @@ describe("relist faults", () => {
       await rig.backoff();
     }
     assert.deepEqual(delays, [800, 1600, 3200, 6400, 12800]);
-    assert.ok(rig.failures.every((f) => (f.error as { code?: number }).code === 403));
+    assert.ok(rig.failures.every((f) => statusCode(f.error) === 403));
     rig.proxy.heal();
     await rig.clock.advanceAsync(30_000);
     await started;
@@ -241,7 +238,7 @@ describe("relist faults", () => {
     await started;
     await rig.converged();
     assert.deepEqual(
-      rig.failures.map((f) => [f.phase, (f.error as Error).name, f.recovery]),
+      rig.failures.map((f) => [f.phase, f.error instanceof Error && f.error.name, f.recovery]),
       [["watch-list", "InitialEventsTimeoutError", "fallback-to-list"]],
     );
     // The next sync, after a 410, is a list: the informer no longer asks this server to stream.

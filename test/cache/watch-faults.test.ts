@@ -8,15 +8,19 @@ import { describe, it } from "node:test";
 import { ApiServer, MemoryStorage } from "kontroller/apiserver";
 import { listerWatcherFor, type ReflectorFailure, SharedInformer } from "kontroller/cache";
 import { createClient, DecodeError, TransportError } from "kontroller/client";
+import { ApiError, errnoCode } from "kontroller/core";
 import { type ConfigMap, configMaps } from "kontroller/resources";
 import { FakeClock, startFaultProxy } from "kontroller/testing";
 import { cm, mirroringHandler, startRig, until } from "./rig.ts";
 
+/** An error as the table names it: its Kubernetes or decode reason, system code, or class. */
+const failureLabel = (e: unknown) =>
+  e instanceof ApiError || e instanceof DecodeError
+    ? e.reason
+    : (errnoCode(e) ?? (e instanceof Error ? e.name : String(e)));
+
 const reasons = (fs: ReflectorFailure[]) =>
-  fs.map(
-    (f) =>
-      `${f.phase}:${f.recovery}:${f.delayMs}:${(f.error as { reason?: string; code?: string; name?: string }).reason ?? (f.error as { code?: string }).code ?? (f.error as Error).name}`,
-  );
+  fs.map((f) => `${f.phase}:${f.recovery}:${f.delayMs}:${failureLabel(f.error)}`);
 
 describe("watch faults", () => {
   it("the server closes a watch: a new watch from the last RV at once, no list, no notifications", async () => {
@@ -183,7 +187,7 @@ describe("watch faults", () => {
     const shortDelays: number[] = [];
     for (let round = 0; round < 3; round++) {
       const shorts = () =>
-        rig.failures.filter((x) => (x.error as Error).name === "ShortWatchError");
+        rig.failures.filter((x) => x.error instanceof Error && x.error.name === "ShortWatchError");
       await until(() => shorts().length > round, "a short watch");
       const f = shorts()[round]!;
       shortDelays.push(f.delayMs);

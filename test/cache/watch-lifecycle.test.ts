@@ -121,7 +121,7 @@ describe("watches over time", () => {
     await until(() => rig.failures.length === 1);
     const f = rig.failures[0]!;
     assert.deepEqual(
-      [f.phase, f.recovery, f.delayMs, (f.error as Error).name],
+      [f.phase, f.recovery, f.delayMs, f.error instanceof Error && f.error.name],
       ["watch", "rewatch", 0, "WatchIdleError"],
     );
     await rig.converged();

@@ -56,7 +56,7 @@ export async function startFakeServer(handler: Handler = notFound): Promise<Fake
     try {
       await current(seen, res, req);
     } catch (err) {
-      res.destroy(err as Error);
+      res.destroy(err instanceof Error ? err : new Error(String(err)));
     }
   });
   server.listen(0, "127.0.0.1");

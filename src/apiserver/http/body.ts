@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { parse as parseYaml } from "yaml";
-import { errors } from "../../core/index.ts";
+import { errorMessage, errors } from "../../core/index.ts";
 import { duplicateFields } from "./duplicate-fields.ts";
 import { nestsDeeperThan } from "./json-scan.ts";
 
@@ -67,7 +67,7 @@ export function decodeObjectBody(
       value = parseYaml(body.toString("utf8"));
     } catch (err) {
       // The YAML parser recurses, and runs out of stack some hundreds of levels deep.
-      const message = (err as Error).message;
+      const message = errorMessage(err);
       throw errors.badRequest(
         message.includes("Maximum call stack size exceeded")
           ? `the request body is not valid YAML: objects and arrays nest too deeply for the YAML parser (send JSON, which may nest ${MAX_JSON_DEPTH} levels)`
@@ -133,7 +133,7 @@ export function parseJson(body: Buffer): unknown {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw errors.badRequest(`the request body is not valid JSON: ${(err as Error).message}`);
+    throw errors.badRequest(`the request body is not valid JSON: ${errorMessage(err)}`);
   }
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
     throw errors.badRequest(`the request body is ${tooDeep("JSON")}`);

@@ -1,4 +1,11 @@
-import { ApiError, type Clock, cloneJson, errors, type KubeObject } from "../../core/index.ts";
+import {
+  ApiError,
+  type Clock,
+  cloneJson,
+  errorMessage,
+  errors,
+  type KubeObject,
+} from "../../core/index.ts";
 import { timestamp } from "../registry/deletion.ts";
 import { applyConflictError } from "./conflict.ts";
 import { createdFieldsV1, UNOWNED_METADATA_FIELDS } from "./created-fields.ts";
@@ -143,10 +150,7 @@ export class FieldManager {
     try {
       managed = decodeManagedFields(live?.metadata?.managedFields);
     } catch (err) {
-      throw ApiError.of(
-        "InternalError",
-        `failed to decode managed fields: ${(err as Error).message}`,
-      );
+      throw ApiError.of("InternalError", `failed to decode managed fields: ${errorMessage(err)}`);
     }
     const current: JsonObject = live === undefined ? this.#newObject() : strip(live);
     if (managed.sets.size === 0 && live !== undefined)

@@ -1,3 +1,4 @@
+import { errorMessage } from "../../core/index.ts";
 import { FieldSet } from "./field-set.ts";
 import { compareElements, type PathElement, parseElement } from "./path-element.ts";
 
@@ -65,7 +66,7 @@ function read(value: unknown, into: FieldSet, at: string): boolean {
     try {
       pe = parseElement(key);
     } catch (err) {
-      throw new Error(`fieldsV1${at}: parsing key as path element: ${(err as Error).message}`);
+      throw new Error(`fieldsV1${at}: parsing key as path element: ${errorMessage(err)}`);
     }
     if (pe === undefined) continue;
     any = true;

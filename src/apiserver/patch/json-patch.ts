@@ -1,4 +1,4 @@
-import { ApiError, cloneJson, errors } from "../../core/index.ts";
+import { ApiError, cloneJson, errorMessage, errors } from "../../core/index.ts";
 
 /** kube refuses JSON patches with more operations than this (413). */
 export const MAX_JSON_PATCH_OPERATIONS = 10_000;
@@ -157,7 +157,7 @@ export function applyJsonPatch(document: Json, patch: Json): Json {
       }
     } catch (err) {
       if (err instanceof ApiError) throw err;
-      throw failed(i, op, (err as Error).message);
+      throw failed(i, op, errorMessage(err));
     }
   });
   return doc;

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { statusCode } from "../../core/index.ts";
 import { applyJsonPatch, MAX_JSON_PATCH_OPERATIONS } from "./json-patch.ts";
 import { applyMergePatch } from "./merge-patch.ts";
 import { applyStrategicMerge } from "./strategic-merge.ts";
@@ -8,7 +9,7 @@ const code = (fn: () => unknown) => {
   try {
     fn();
   } catch (err) {
-    return (err as { code?: number }).code;
+    return statusCode(err);
   }
   return undefined;
 };

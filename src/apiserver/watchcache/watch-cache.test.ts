@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
+  errorMessage,
   FieldSelector,
   type KubeObject,
   LabelSelector,
@@ -178,10 +179,7 @@ describe("WatchCache", () => {
     assert.equal(events[0]!.type, "ERROR");
     assert.equal(events[0]!.object.code, 410);
     assert.equal(events[0]!.object.reason, "Expired");
-    assert.match(
-      String((events[0]!.object as { message?: string }).message),
-      /^too old resource version: \d+ \(\d+\)$/,
-    );
+    assert.match(errorMessage(events[0]!.object), /^too old resource version: \d+ \(\d+\)$/);
     assert.equal(w.closeReason, "error");
   });
 

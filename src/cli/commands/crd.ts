@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { errorMessage } from "kontroller/core";
 import type { CrdManifest } from "kontroller/resources";
 import { stringify } from "yaml";
 import type { Command } from "../command.ts";
@@ -40,7 +41,7 @@ export const command: Command = {
       try {
         mod = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
       } catch (e) {
-        process.stderr.write(`kontroller crd: cannot load ${path}: ${(e as Error).message}\n`);
+        process.stderr.write(`kontroller crd: cannot load ${path}: ${errorMessage(e)}\n`);
         return 1;
       }
       const defs = Object.values(mod).filter(isDefinition);

@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { errorMessage } from "kontroller/core";
 import { type CrdManifest, definitionModule } from "kontroller/resources";
 import { parseAllDocuments } from "yaml";
 import type { Command } from "../command.ts";
@@ -57,7 +58,7 @@ export const command: Command = {
     try {
       crds = readCrds(files);
     } catch (e) {
-      process.stderr.write(`kontroller gen: ${(e as Error).message}\n`);
+      process.stderr.write(`kontroller gen: ${errorMessage(e)}\n`);
       return 1;
     }
     if (crds.length === 0) {
@@ -68,7 +69,7 @@ export const command: Command = {
     try {
       source = definitionModule(crds, { importFrom: values["import-from"] });
     } catch (e) {
-      process.stderr.write(`kontroller gen: ${(e as Error).message}\n`);
+      process.stderr.write(`kontroller gen: ${errorMessage(e)}\n`);
       return 1;
     }
     if (values.out === undefined) process.stdout.write(source);

@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { ApiServer, EtcdStorage, kubeconfigFor } from "../../apiserver/index.ts";
 import { stderrLogger } from "../../cache/index.ts";
 import { type ControlPlane, startControlPlane } from "../../controlplane/index.ts";
+import { errorMessage } from "../../core/index.ts";
 import type { Command } from "../command.ts";
 
 const USAGE = `usage: kontroller serve [--host 127.0.0.1] [--port 6443] [--kubeconfig-out PATH] [--token TOKEN]
@@ -55,7 +56,7 @@ async function serve(args: string[]): Promise<number> {
       allowPositionals: false,
     }));
   } catch (err) {
-    process.stderr.write(`kontroller serve: ${(err as Error).message}\n\n${USAGE}`);
+    process.stderr.write(`kontroller serve: ${errorMessage(err)}\n\n${USAGE}`);
     return 2;
   }
   if (values.help) {
@@ -106,7 +107,7 @@ async function serve(args: string[]): Promise<number> {
       ...(etcd !== undefined ? { storage: etcd } : {}),
     });
   } catch (err) {
-    process.stderr.write(`kontroller serve: ${(err as Error).message}\n`);
+    process.stderr.write(`kontroller serve: ${errorMessage(err)}\n`);
     await etcd?.close();
     return 2;
   }
@@ -118,7 +119,7 @@ async function serve(args: string[]): Promise<number> {
   try {
     url = await server.listen();
   } catch (err) {
-    process.stderr.write(`kontroller serve: cannot listen: ${(err as Error).message}\n`);
+    process.stderr.write(`kontroller serve: cannot listen: ${errorMessage(err)}\n`);
     await server.close();
     await etcd?.close();
     return 1;
@@ -136,7 +137,7 @@ async function serve(args: string[]): Promise<number> {
       });
     } catch (err) {
       process.stderr.write(
-        `kontroller serve: the controllers did not start: ${(err as Error).message}\n`,
+        `kontroller serve: the controllers did not start: ${errorMessage(err)}\n`,
       );
       await server.close();
       await etcd?.close();
@@ -177,7 +178,7 @@ function etcdStorage(endpoints: string | undefined, prefix = "/registry"): EtcdS
       prefix: prefix.replace(/\/registry\/?$/, "").replace(/\/$/, ""),
     });
   } catch (err) {
-    return (err as Error).message;
+    return errorMessage(err);
   }
 }
 
@@ -197,7 +198,7 @@ async function waitForEtcd(etcd: EtcdStorage): Promise<boolean> {
     });
     return true;
   } catch (err) {
-    process.stderr.write(`kontroller serve: ${(err as Error).message}\n`);
+    process.stderr.write(`kontroller serve: ${errorMessage(err)}\n`);
     return false;
   } finally {
     process.off("SIGINT", onSignal);

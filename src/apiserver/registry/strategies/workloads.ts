@@ -1,6 +1,7 @@
 import {
   checkDns1123Label,
   cloneJson,
+  errorMessage,
   type KubeObject,
   labelSelectorFromSpec,
   type StatusCause,
@@ -270,7 +271,7 @@ export const deploymentStrategy: Strategy = {
           );
         }
       } catch (err) {
-        causes.push(field.invalid("spec.selector", selectorSpec, (err as Error).message));
+        causes.push(field.invalid("spec.selector", selectorSpec, errorMessage(err)));
       }
     }
     causes.push(...validatePodSpec(recordAt(template, "spec"), "spec.template.spec"));
