@@ -24,7 +24,12 @@ import { kubeConfigTransport, loadKubeConfig } from "./kubeconfig.ts";
 import { ResourceClient } from "./resource-client.ts";
 import { RestClient } from "./rest-client.ts";
 import { type RetryOptions, resolveRetryOptions } from "./retry.ts";
-import type { Transport, TransportRequest, TransportResponse } from "./transport.ts";
+import {
+  type Transport,
+  TransportError,
+  type TransportRequest,
+  type TransportResponse,
+} from "./transport.ts";
 
 /** Options for {@link createClient}. Give at most one of `url`, `kubeconfig` and `transport`. */
 export interface ClientOptions {
@@ -139,7 +144,10 @@ export class Client {
     await this.transport.prepare?.();
   }
 
-  /** Closes the transport; open watches fail. Idempotent. */
+  /**
+   * Graceful shutdown of the transport: new requests are refused, those in flight (open
+   * watches included: stop informers first) finish, then connections are released. Idempotent.
+   */
   close(): Promise<void> {
     return this.transport.close();
   }
@@ -159,6 +167,14 @@ function builtin(kind: string): ResourceDefinition {
   }
   return def;
 }
+  /**
+   * Abrupt shutdown of the transport: requests in flight (open watches) fail with `reason`, new
+   * ones are refused, connections are released. Idempotent.
+   */
+  destroy(reason?: unknown): Promise<void> {
+    return this.transport.destroy(reason);
+  }
+
 
 /**
  * Creates a client. With no options it uses the default kubeconfig (`$KUBECONFIG`,
@@ -191,7 +207,10 @@ export function createClient(options: ClientOptions = {}): Client {
   return new Client(transport, options);
 }
 
-/** A transport made on first use (so that loading a kubeconfig can be asynchronous). */
+/**
+ * A transport made on first use (so that loading a kubeconfig can be asynchronous). Once closed
+ * or destroyed it makes none: requests are refused, and a transport already made is shut down.
+ */
 function lazyTransport(make: () => Promise<Transport>): Transport {
   let made: Promise<Transport> | undefined;
   let closed = false;
@@ -205,11 +224,8 @@ function lazyTransport(make: () => Promise<Transport>): Transport {
       const t = await made.catch(() => undefined);
       await t?.prepare?.();
     },
-    async close(): Promise<void> {
-      if (closed) return;
-      closed = true;
-      if (made !== undefined) await (await made.catch(() => undefined))?.close();
-    },
+    close: () => shutDown((t) => t.close()),
+    destroy: (reason) => shutDown((t) => t.destroy(reason)),
   };
 }
 
@@ -220,6 +236,16 @@ function urlTransport(
   options: Pick<HttpTransportOptions, "streamThread">,
 ): Transport {
   if (token === undefined) return new HttpTransport({ url, ...options });
+  const shutDown = async (how: (t: Transport) => Promise<void>): Promise<void> => {
+    closed = true;
+    const t = await made?.catch(() => undefined);
+    if (t !== undefined) await how(t);
+  };
   const authorization = `Bearer ${token}`;
   return new HttpTransport({ url, ...options, headers: () => ({ authorization }) });
+      if (closed && made === undefined) {
+        const why = "the transport is closed and takes no new requests; create a new client";
+        return Promise.reject(new TransportError(req.method, req.path, "ERR_CLOSED", why));
+      }
 }
+      if (closed) return;

@@ -83,12 +83,23 @@ interface Resolved {
  * A {@link Transport} over HTTP/1.1 with keep-alive (undici). The constructor opens nothing;
  * connections are made on the first request and pooled per origin. Connections are not limited
  * in number, because each open watch holds one.
+ *
+ * Shutdown: {@link close} is graceful (new requests are refused, those in flight — bodies
+ * included — finish, then the connections are released), {@link destroy} is abrupt (those in
+ * flight fail with its reason). `#closing` is set by the first of either and never cleared;
+ * `#destroyed` holds the reason once `destroy` was called, and every failure of a request
+ * reports it from then on, whatever undici reports.
  */
 export class HttpTransport implements Transport {
   readonly #options: Resolved;
   readonly #agent: Agent;
   readonly #streams: StreamWorkerClient | undefined;
-  #closed = false;
+  #closing: Promise<void> | undefined;
+  #destroyed: { reason: unknown | undefined } | undefined;
+  /** Ends each request in flight on the main thread (undici's destroy does not, after a close). */
+  readonly #inFlight = new Set<() => void>();
+  /** Resolves once a `destroy` has ended every request and released the connections. */
+  readonly #destroyDone = Promise.withResolvers<void>();
 
   constructor(options: HttpTransportOptions) {
     const owner = "HttpTransport";
@@ -136,21 +147,25 @@ export class HttpTransport implements Transport {
 
   async request(req: TransportRequest): Promise<TransportResponse> {
     const path = this.#options.basePath + req.path;
-    if (this.#closed) {
-      throw new TransportError(req.method, path, "ERR_CLOSED", "the transport is closed");
-    }
+    this.#refuseIfClosed(req.method, path);
     req.signal?.throwIfAborted();
     const extra = this.#options.headers === undefined ? undefined : await this.#options.headers();
     const headers: Record<string, string> = {
+    this.#refuseIfClosed(req.method, path);
       accept: "application/json",
       "user-agent": "kontroller",
       ...extra,
       ...req.headers,
     };
     const { method, signal } = req;
-    // What the caller sees when the request ends with `err`: the signal's reason if it aborted.
+    // What the caller sees when the request ends with `err`: the signal's reason if it aborted,
+    // the destroy reason if the transport was destroyed.
     const fail = (err: unknown) =>
-      signal?.aborted ? signal.reason : toTransportError(method, path, err);
+      signal?.aborted
+        ? signal.reason
+        : this.#destroyed !== undefined
+          ? (this.#destroyed.reason ?? destroyedError(method, path))
+          : toTransportError(method, path, err);
     if (req.stream && this.#streams !== undefined) {
       const viaWorker = this.#streams.request({
         origin: this.#options.origin,
@@ -168,18 +183,24 @@ export class HttpTransport implements Transport {
       let body: DispatchedBody | undefined;
       let controller: Dispatcher.DispatchController | undefined;
       const abort = (c: Dispatcher.DispatchController) => {
-        const reason: unknown = signal!.reason;
+      // Ends the request, for its signal or for a destroy (`fail` then says why).
+        const reason: unknown = signal?.aborted ? signal.reason : "the transport was destroyed";
         c.abort(reason instanceof Error ? reason : new Error(String(reason)));
       };
       const onAbort = () => {
         if (controller !== undefined) abort(controller);
       };
-      const done = () => signal?.removeEventListener("abort", onAbort);
+      const done = () => {
+        signal?.removeEventListener("abort", onAbort);
+        this.#inFlight.delete(onAbort);
+      };
       signal?.addEventListener("abort", onAbort, { once: true });
       const handler: Dispatcher.DispatchHandler = {
+      this.#inFlight.add(onAbort);
+      const destroyed = () => this.#destroyed !== undefined;
         onRequestStart(c) {
           controller = c;
-          if (signal?.aborted) abort(c);
+          if (signal?.aborted || destroyed()) abort(c);
         },
         onResponseStart(c, status, raw) {
           body = new DispatchedBody(c, fail);
@@ -238,14 +259,42 @@ export class HttpTransport implements Transport {
    * first streams are received on the main thread while the worker starts.
    */
   async prepare(): Promise<void> {
-    if (this.#closed) return;
+    if (this.#closing !== undefined) return;
     await this.#streams?.prepare();
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await Promise.all([this.#agent.destroy(), this.#streams?.close()]);
+  /**
+   * Graceful shutdown: refuses new requests at once, waits for the requests in flight to finish
+   * (an open watch is in flight until its body ends: stop informers first, or call
+   * {@link destroy}), then releases the connections and the stream worker. Idempotent; resolves
+   * early if {@link destroy} is called meanwhile.
+   */
+  close(): Promise<void> {
+    if (this.#closing === undefined) {
+      const graceful = Promise.all([this.#agent.close(), this.#streams?.close()]);
+      graceful.catch(() => {}); // a destroy meanwhile may fail it; the destroy then settles this
+      this.#closing = Promise.race([graceful.then(() => {}), this.#destroyDone.promise]);
+    }
+    return this.#closing;
+  }
+
+  /**
+   * Abrupt shutdown: refuses new requests, ends every request in flight — each rejects, or its
+   * body fails, with `reason` — and releases the connections and the stream worker. Idempotent:
+   * the first reason is the one reported.
+   * @param reason what requests in flight fail with; without one, each fails with a
+   * {@link TransportError} of code `ERR_CLOSED`.
+   */
+  async destroy(reason?: unknown): Promise<void> {
+    if (this.#destroyed === undefined) {
+      this.#destroyed = { reason };
+      this.#closing ??= this.#destroyDone.promise;
+      for (const end of [...this.#inFlight]) end();
+      const error = reason instanceof Error ? reason : new Error("the transport was destroyed");
+      await Promise.all([this.#agent.destroy(error), this.#streams?.destroy(reason)]);
+      this.#destroyDone.resolve();
+    }
+    await this.#destroyDone.promise;
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -253,11 +302,27 @@ export class HttpTransport implements Transport {
   }
 }
 
+  #refuseIfClosed(method: string, path: string): void {
+    if (this.#closing === undefined) return;
+    const how = this.#destroyed === undefined ? "closed" : "destroyed";
+    throw new TransportError(
+      method,
+      path,
+      "ERR_CLOSED",
+      `the transport is ${how} and takes no new requests; create a new client`,
+    );
+  }
+
 function toTls(value: string | Uint8Array): string | Buffer {
   return typeof value === "string" ? value : Buffer.from(value);
 }
 
 /** Wraps whatever undici or the socket threw, keeping the original as `cause`. */
+/** What a request in flight fails with when the transport is destroyed with no reason. */
+function destroyedError(method: string, path: string): TransportError {
+  return new TransportError(method, path, "ERR_CLOSED", "the transport was destroyed");
+}
+
 function toTransportError(method: string, path: string, err: unknown): TransportError {
   if (err instanceof TransportError) return err;
   const { code, message } = transportErrorParts(err);

@@ -93,7 +93,7 @@ describe("StreamWorkerClient", () => {
     }
   });
 
-  it("fails open streams with ERR_CLOSED on close, and takes nothing after", async () => {
+  it("fails open streams with ERR_CLOSED on destroy, and takes nothing after", async () => {
     await using server = await streamServer();
     const streams = new StreamWorkerClient(config);
     streams.request(request(server.origin));
@@ -103,9 +103,23 @@ describe("StreamWorkerClient", () => {
       readAll(res.body),
       (e) => e instanceof TransportError && e.code === "ERR_CLOSED" && e.path === "/open",
     );
-    await streams.close();
+    await streams.destroy();
     await failed;
     assert.equal(streams.request(request(server.origin)), undefined);
+  });
+
+  it("lets open streams end on close, and takes nothing after", async () => {
+    await using server = await streamServer();
+    const streams = new StreamWorkerClient(config);
+    streams.request(request(server.origin));
+    await streams.whenStarted();
+    const res = await streams.request(request(server.origin))!;
+    const reading = readAll(res.body);
+    const closing = streams.close();
+    assert.equal(streams.request(request(server.origin)), undefined);
+    server.release();
+    assert.equal(await reading, "first\nrest\n");
+    await closing;
   });
 
   it("stays off when its worker cannot load: every stream is the caller's", async () => {

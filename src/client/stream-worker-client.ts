@@ -64,6 +64,8 @@ export class StreamWorkerClient {
   #nextId = 1;
   #started: Promise<State> | undefined;
   #settleStart: ((state: State) => void) | undefined;
+  /** Who waits for `#open` to be empty (a graceful close). */
+  #idle: (() => void)[] = [];
 
   /**
    * @param config the agent options the worker's connections use.
@@ -128,10 +130,32 @@ export class StreamWorkerClient {
     });
   }
 
-  /** Fails every open request and stops the worker; later requests are not taken. Idempotent. */
+  /**
+   * Takes no new request, waits for the open ones to end, then stops the worker. Idempotent;
+   * resolves early if {@link destroy} is called meanwhile.
+   */
   async close(): Promise<void> {
     this.#setState("unavailable");
-    this.#failAll("ERR_CLOSED", "the transport is closed");
+    if (this.#open.size > 0) await new Promise<void>((resolve) => this.#idle.push(resolve));
+    await this.#stop();
+  }
+
+  /**
+   * Takes no new request, fails the open ones with `reason` (by default a `TransportError` with
+   * code `ERR_CLOSED`) and stops the worker. Idempotent.
+   */
+  async destroy(reason?: unknown): Promise<void> {
+    this.#setState("unavailable");
+    for (const [id, open] of [...this.#open]) {
+      this.#forget(id, open);
+      const why =
+        reason ?? this.#error(open, { code: "ERR_CLOSED", message: "the transport is closed" });
+      this.#finish(open, why);
+    }
+    await this.#stop();
+  }
+
+  async #stop(): Promise<void> {
     const worker = this.#worker;
     this.#worker = undefined;
     await worker?.terminate();
@@ -230,7 +254,9 @@ export class StreamWorkerClient {
   #forget(id: number, open: Open): void {
     this.#open.delete(id);
     open.request.signal?.removeEventListener("abort", open.onAbort);
-    if (this.#open.size === 0) this.#worker?.unref();
+    if (this.#open.size > 0) return;
+    this.#worker?.unref();
+    for (const resolve of this.#idle.splice(0)) resolve();
   }
 
   #failAll(code: string, message: string): void {

@@ -62,10 +62,18 @@ export interface Transport {
    */
   prepare?(): Promise<void>;
   /**
-   * Closes every connection and refuses new requests; requests still in flight (open watches)
-   * fail. Stop informers before closing their client. Idempotent.
+   * Graceful shutdown: refuses new requests (they reject with a {@link TransportError} of code
+   * `ERR_CLOSED`), waits for the requests in flight to finish — a response is in flight until
+   * its body has arrived, so an open watch holds `close()` until it ends: stop informers first,
+   * or call {@link destroy} — then releases the connections. Idempotent.
    */
   close(): Promise<void>;
+  /**
+   * Abrupt shutdown: refuses new requests as {@link close} does, and ends the requests in flight
+   * at once: each rejects, or its body fails, with `reason` (without one, with a
+   * {@link TransportError} of code `ERR_CLOSED`); then releases the connections. Idempotent.
+   */
+  destroy(reason?: unknown): Promise<void>;
 }
 
 /**

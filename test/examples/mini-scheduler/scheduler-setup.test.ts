@@ -27,6 +27,7 @@ function fakeTransport(status: number, body: string) {
       };
     },
     async close() {},
+    async destroy() {},
   };
   return { transport, requests };
 }
