@@ -118,12 +118,17 @@ module.exports = {
     {
       name: "through-index-only",
       comment:
-        "Another layer is imported only through its index.ts (and testing's node:test adapter, an entry point of its own)",
+        "Another layer is imported only through its index.ts (and testing's node:test adapter, an entry point of its own; and core's internal.ts, its unpublished entry for the layers)",
       severity: "error",
       from: { path: "^src/([^/]+)/" },
       to: {
         path: "^src/[^/]+/",
-        pathNot: ["^src/$1/", "^src/[^/]+/index\\.ts$", "^src/testing/node-test\\.ts$"],
+        pathNot: [
+          "^src/$1/",
+          "^src/[^/]+/index\\.ts$",
+          "^src/testing/node-test\\.ts$",
+          "^src/core/internal\\.ts$",
+        ],
       },
     },
     {
@@ -138,7 +143,20 @@ module.exports = {
       comment: "examples, benchmarks and black-box tests import the package by its own name",
       severity: "error",
       from: { path: "^(examples|bench|test)/" },
-      to: { path: "^src/", dependencyTypes: ["local"] },
+      to: {
+        path: "^src/",
+        // The benchmarks of core's unpublished data structures import them from the sources.
+        pathNot: "^src/core/internal\\.ts$",
+        dependencyTypes: ["local"],
+      },
+    },
+    {
+      name: "internals-from-benchmarks-only",
+      comment:
+        "core's internal.ts is not published: only the layers import it, and the benchmarks that measure what it holds",
+      severity: "error",
+      from: { path: "^(examples|test)/" },
+      to: { path: "^src/core/internal\\.ts$" },
     },
     {
       name: "no-unknown-layer",

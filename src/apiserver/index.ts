@@ -14,12 +14,12 @@ export {
   type DeleteResult,
   eventRevision,
   type KeyValue,
-  type ListOptions,
-  type ListResult,
   type Storage,
   type StorageEvent,
+  type StorageListOptions,
+  type StorageListResult,
+  type StorageWatchOptions,
   type WatchBatch,
-  type WatchOptions,
 } from "./storage/storage.ts";
 export { isStorageError, StorageError, type StorageErrorCode } from "./storage/storage-error.ts";
 export type { WatchCacheStats } from "./watchcache/watch-cache.ts";

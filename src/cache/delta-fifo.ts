@@ -3,7 +3,8 @@
  * consumer). It has client-go's RealFIFO semantics with atomic replace (`InOrderInformers` +
  * `AtomicFIFO`, the defaults of client-go 1.36), under the name users know, DeltaFIFO.
  */
-import { type KubeObject, RingBuffer, type WatchEvent } from "../core/index.ts";
+import type { KubeObject, WatchEvent } from "../core/index.ts";
+import { RingBuffer } from "../core/internal.ts";
 
 /**
  * One queued change: a watch event as it arrived (ADDED, MODIFIED, DELETED, BOOKMARK), or a

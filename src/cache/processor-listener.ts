@@ -3,7 +3,8 @@
  * order, one at a time (an async handler is awaited before the next call). A slow handler only
  * grows its own buffer: it holds up no other handler and not the cache.
  */
-import { type DeletedFinalStateUnknown, type KubeObject, RingBuffer } from "../core/index.ts";
+import type { DeletedFinalStateUnknown, KubeObject } from "../core/index.ts";
+import { RingBuffer } from "../core/internal.ts";
 import { SyncWaiters } from "./sync-waiters.ts";
 
 /** What a handler is told. */

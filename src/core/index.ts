@@ -1,6 +1,7 @@
 /**
  * kontroller/core — the vocabulary every layer shares: objects and keys, Status and ApiError,
- * selectors, Clock, backoff, and the data structures the layers build on. Imports nothing.
+ * selectors, Clock, backoff. Imports nothing. The data structures the layers build on (heap, ring
+ * buffer) are in internal.ts, which the layers import and the package does not publish.
  */
 export { isAbortError, raceAbort, sleep, type WaitOptions } from "./abort.ts";
 export { Backoff, type BackoffOptions } from "./backoff.ts";
@@ -34,7 +35,6 @@ export {
   type GroupVersionResource,
   parseApiVersion,
 } from "./gvk.ts";
-export { Heap, type HeapNode } from "./heap.ts";
 export { cloneJson, deepEqual } from "./json.ts";
 export {
   DeletedFinalStateUnknown,
@@ -92,7 +92,6 @@ export {
 } from "./objects.ts";
 export { checkNumber, InvalidOptionError, type NumberBounds } from "./options.ts";
 export { preciseClock } from "./precise-clock.ts";
-export { RingBuffer, type RingBufferOptions } from "./ring-buffer.ts";
 export { SelectorError } from "./selector-error.ts";
 export {
   type CauseType,

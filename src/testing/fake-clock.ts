@@ -1,4 +1,5 @@
-import { type CancelTimer, type Clock, Heap, type HeapNode } from "../core/index.ts";
+import type { CancelTimer, Clock } from "../core/index.ts";
+import { Heap, type HeapNode } from "../core/internal.ts";
 
 interface FakeTimer {
   readonly due: number;

@@ -14,10 +14,10 @@ import {
   INITIAL_EVENTS_END_ANNOTATION,
   type KubeObject,
   objectKey,
-  RingBuffer,
   type WatchEvent,
 } from "../core/index.ts";
 
+import { RingBuffer } from "../core/internal.ts";
 /** Options for {@link FakeListerWatcher}. */
 export interface FakeListerWatcherOptions {
   /** Kind and apiVersion stamped on bookmarks. @default "ConfigMap", "v1" */

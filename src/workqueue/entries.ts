@@ -1,4 +1,4 @@
-import { RingBuffer } from "../core/index.ts";
+import { RingBuffer } from "../core/internal.ts";
 import type { QueueStrategy } from "./strategy.ts";
 
 /** Dirty and held by the storage (ready to be handed out). */

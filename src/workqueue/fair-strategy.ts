@@ -1,4 +1,5 @@
-import { InvalidOptionError, RingBuffer } from "../core/index.ts";
+import { InvalidOptionError } from "../core/index.ts";
+import { RingBuffer } from "../core/internal.ts";
 import type { QueueStrategy } from "./strategy.ts";
 
 /** Options for {@link FairStrategy}. */

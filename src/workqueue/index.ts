@@ -15,7 +15,7 @@ export {
   PriorityQueue,
   type PriorityQueueOptions,
 } from "./priority-queue.ts";
-export { type DrainOptions, type GetOptions, Queue, type QueueOptions } from "./queue.ts";
+export { type DrainOptions, Queue, type QueueGetOptions, type QueueOptions } from "./queue.ts";
 export type { RateLimiter } from "./rate-limiter.ts";
 export {
   type DefaultControllerRateLimiterOptions,

@@ -1,5 +1,5 @@
 import { PriorityStrategy } from "./priority-strategy.ts";
-import type { GetOptions, QueueOptions } from "./queue.ts";
+import type { QueueGetOptions, QueueOptions } from "./queue.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import { ItemExponentialFailureRateLimiter } from "./rate-limiters.ts";
 import { RateLimitingQueue } from "./rate-limiting-queue.ts";
@@ -87,7 +87,7 @@ export class PriorityQueue<T extends NonNullable<unknown> = string> extends Rate
   }
 
   /** Like `get`, with the priority the item was handed out with. */
-  async getWithPriority(options?: GetOptions): Promise<PrioritizedItem<T> | undefined> {
+  async getWithPriority(options?: QueueGetOptions): Promise<PrioritizedItem<T> | undefined> {
     const item = await this.get(options);
     if (item === undefined) return undefined;
     return { item, priority: this.#strategy.priorityOf(item) ?? 0 };

@@ -1,4 +1,5 @@
-import { Heap, type HeapNode, type PriorityGaugeMetric } from "../core/index.ts";
+import type { PriorityGaugeMetric } from "../core/index.ts";
+import { Heap, type HeapNode } from "../core/internal.ts";
 import type { QueueStrategy } from "./strategy.ts";
 
 interface Ranked<T> {

@@ -51,7 +51,7 @@ export interface QueueOptions<T> {
 }
 
 /** Options for {@link Queue.get}. */
-export interface GetOptions {
+export interface QueueGetOptions {
   /** Aborting rejects a blocked `get()` with `signal.reason`; the queue is unaffected. */
   signal?: AbortSignal;
 }
@@ -180,7 +180,7 @@ export class Queue<T extends NonNullable<unknown> = string> {
    * down and has nothing ready (a worker then returns). Rejects with `signal.reason` if `signal`
    * aborts first (an aborted signal takes nothing from the queue).
    */
-  get(options?: GetOptions): Promise<T | undefined> {
+  get(options?: QueueGetOptions): Promise<T | undefined> {
     const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#storage.size > 0) return Promise.resolve(this.#handOut());

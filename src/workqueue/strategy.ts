@@ -1,4 +1,5 @@
-import { InvalidOptionError, RingBuffer } from "../core/index.ts";
+import { InvalidOptionError } from "../core/index.ts";
+import { RingBuffer } from "../core/internal.ts";
 
 /**
  * The order in which ready items leave a work queue (client-go's pluggable `Queue`, the seam of

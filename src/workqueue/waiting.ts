@@ -1,4 +1,4 @@
-import { Heap, type HeapNode } from "../core/index.ts";
+import { Heap, type HeapNode } from "../core/internal.ts";
 
 /**
  * Items due at the same time (to the resolution), in arrival order. `stale` counts, per item, the

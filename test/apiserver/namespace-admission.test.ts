@@ -9,8 +9,8 @@ import {
   ApiServer,
   MemoryStorage,
   type Storage,
+  type StorageWatchOptions,
   type WatchBatch,
-  type WatchOptions,
 } from "kontroller/apiserver";
 import { call, configMap } from "./helpers.ts";
 
@@ -30,7 +30,7 @@ class HeldWatchStorage extends MemoryStorage {
     this.#release();
   }
 
-  override watch(prefix: string, options?: WatchOptions): AsyncIterable<WatchBatch> {
+  override watch(prefix: string, options?: StorageWatchOptions): AsyncIterable<WatchBatch> {
     const inner = super.watch(prefix, options);
     const self = this;
     return {

@@ -21,11 +21,11 @@ import { EtcdWatchStream } from "./etcd-watch-stream.ts";
 import type {
   DeleteResult,
   KeyValue,
-  ListOptions,
-  ListResult,
   Storage,
+  StorageListOptions,
+  StorageListResult,
+  StorageWatchOptions,
   WatchBatch,
-  WatchOptions,
 } from "./storage.ts";
 import { isStorageError, type StorageError, type StorageErrorCode } from "./storage-error.ts";
 
@@ -199,7 +199,7 @@ export class EtcdStorage implements Storage {
     return kv === undefined ? undefined : toKeyValue(kv, key);
   }
 
-  async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+  async list(prefix: string, options: StorageListOptions = {}): Promise<StorageListResult> {
     const revision = options.revision || undefined;
     const start =
       options.startKey !== undefined && options.startKey > prefix ? options.startKey : prefix;
@@ -289,7 +289,7 @@ export class EtcdStorage implements Storage {
     return { revision, prev: toKeyValue(prev, key) };
   }
 
-  watch(prefix: string, options: WatchOptions = {}): AsyncIterable<WatchBatch> {
+  watch(prefix: string, options: StorageWatchOptions = {}): AsyncIterable<WatchBatch> {
     return this.#hub.watch(prefix, options);
   }
 

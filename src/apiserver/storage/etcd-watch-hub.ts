@@ -1,8 +1,13 @@
-import { RingBuffer } from "../../core/index.ts";
+import { RingBuffer } from "../../core/internal.ts";
 import { AsyncChannel } from "./async-channel.ts";
 import { type EtcdKeys, toStorageEvents } from "./etcd-codec.ts";
 import type { EtcdWatchStream, WatchSubscriber, WatchSubscription } from "./etcd-watch-stream.ts";
-import { eventRevision, type StorageEvent, type WatchBatch, type WatchOptions } from "./storage.ts";
+import {
+  eventRevision,
+  type StorageEvent,
+  type StorageWatchOptions,
+  type WatchBatch,
+} from "./storage.ts";
 import type { StorageError } from "./storage-error.ts";
 
 /** Options of {@link EtcdWatchHub}. */
@@ -73,7 +78,7 @@ export class EtcdWatchHub {
   }
 
   /** See {@link Storage.watch}. */
-  watch(prefix: string, options: WatchOptions = {}): AsyncIterable<WatchBatch> {
+  watch(prefix: string, options: StorageWatchOptions = {}): AsyncIterable<WatchBatch> {
     const { signal } = options;
     const w: HubWatcher = {
       prefix,

@@ -1,15 +1,15 @@
-import { RingBuffer } from "../../core/index.ts";
+import { RingBuffer } from "../../core/internal.ts";
 import { AsyncChannel } from "./async-channel.ts";
 import { SortedMap } from "./sorted-map.ts";
 import type {
   DeleteResult,
   KeyValue,
-  ListOptions,
-  ListResult,
   Storage,
   StorageEvent,
+  StorageListOptions,
+  StorageListResult,
+  StorageWatchOptions,
   WatchBatch,
-  WatchOptions,
 } from "./storage.ts";
 import { StorageError, type StorageErrorCode } from "./storage-error.ts";
 
@@ -65,7 +65,7 @@ export class MemoryStorage implements Storage {
     return versions === undefined ? undefined : versionAt(versions, revision)?.kv;
   }
 
-  async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+  async list(prefix: string, options: StorageListOptions = {}): Promise<StorageListResult> {
     this.#checkOpen();
     const revision = this.#readRevision(options.revision);
     const limit = options.limit !== undefined && options.limit > 0 ? options.limit : Infinity;
@@ -146,7 +146,7 @@ export class MemoryStorage implements Storage {
     return { revision, prev };
   }
 
-  watch(prefix: string, options: WatchOptions = {}): AsyncIterable<WatchBatch> {
+  watch(prefix: string, options: StorageWatchOptions = {}): AsyncIterable<WatchBatch> {
     const { signal } = options;
     let watcher: MemoryWatcher | undefined;
     const onAbort = () => channel.end();

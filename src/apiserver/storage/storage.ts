@@ -25,7 +25,7 @@ export interface Storage {
    * The keys that start with `prefix`, in ascending key order, as they were at `revision`
    * (default: now). Errors as {@link get}.
    */
-  list(prefix: string, options?: ListOptions): Promise<ListResult>;
+  list(prefix: string, options?: StorageListOptions): Promise<StorageListResult>;
 
   /** Creates `key` if it is absent (`KeyExists` otherwise); resolves to the new entry. */
   create(key: string, value: string): Promise<KeyValue>;
@@ -50,7 +50,7 @@ export interface Storage {
    * between. The iterable ends when `signal` aborts or the store closes; it throws
    * `Compacted` when `fromRevision` is older than the compacted revision.
    */
-  watch(prefix: string, options?: WatchOptions): AsyncIterable<WatchBatch>;
+  watch(prefix: string, options?: StorageWatchOptions): AsyncIterable<WatchBatch>;
 
   /**
    * Discards history older than `revision`: reads and watches at a revision below it then
@@ -79,19 +79,19 @@ export interface KeyValue {
 }
 
 /** Options of {@link Storage.list}. */
-export interface ListOptions {
+export interface StorageListOptions {
   /** Read at this revision. @default the current revision */
   revision?: number;
   /** Return at most this many entries (0 or absent: all). */
   limit?: number;
   /** Start at this key (inclusive) instead of at `prefix`. */
   startKey?: string;
-  /** Also count the entries after the returned ones (`ListResult.remaining`). @default false */
+  /** Also count the entries after the returned ones (`StorageListResult.remaining`). @default false */
   countRemaining?: boolean;
 }
 
 /** What {@link Storage.list} returns. */
-export interface ListResult {
+export interface StorageListResult {
   readonly kvs: readonly KeyValue[];
   /** The revision the list was read at. */
   readonly revision: number;
@@ -110,7 +110,7 @@ export interface DeleteResult {
 }
 
 /** Options of {@link Storage.watch}. */
-export interface WatchOptions {
+export interface StorageWatchOptions {
   /** First revision to deliver. @default current revision + 1 */
   fromRevision?: number;
   /** Ends the watch. */

@@ -3,10 +3,10 @@ import {
   checkNumber,
   errors,
   type KubeObject,
-  RingBuffer,
   realClock,
   sleep,
 } from "../../core/index.ts";
+import { RingBuffer } from "../../core/internal.ts";
 import { SortedMap } from "../storage/sorted-map.ts";
 import type { KeyValue, Storage, StorageEvent } from "../storage/storage.ts";
 import { isStorageError } from "../storage/storage-error.ts";
