@@ -3,18 +3,7 @@
  * capabilities it needs, and a function that throws (a `node:assert` AssertionError) when the
  * subject breaks the behaviour. Nothing here imports a test runner, so any runner — node:test
  * (see `runConformanceWithNodeTest` in kontroller/testing/node-test), vitest, jest, or a plain
- * loop — runs the same cases.
- *
- * With vitest (jest: `(c.skip === undefined ? it : it.skip)(c.name, c.run)`):
- *
- * ```ts
- * import { describe, it } from "vitest";
- * import { conformanceCases, queueConformance } from "kontroller/testing";
- * const subject = { name: "MyQueue", supports: [], make: ({ clock }) => new MyQueue({ clock }) };
- * describe(subject.name, () => {
- *   for (const c of conformanceCases(queueConformance, subject)) it.skipIf(c.skip)(c.name, c.run);
- * });
- * ```
+ * loop — runs the same cases: see {@link conformanceCases}.
  */
 
 /** One behaviour a suite checks. */
@@ -61,7 +50,17 @@ export interface PlannedCase {
 
 /**
  * The suite's cases bound to `subject`, in order: those needing a capability the subject does
- * not declare come with `skip` set to the reason, for the runner to report as skipped.
+ * not declare come with `skip` set to the reason, for the runner to report as skipped. With
+ * vitest (with jest, `(c.skip === undefined ? it : it.skip)(c.name, c.run)`):
+ *
+ * ```ts
+ * import { describe, it } from "vitest";
+ * import { conformanceCases, type QueueSubject, queueConformance } from "kontroller/testing";
+ * const subject: QueueSubject = { name: "MyQueue", supports: [], make: ({ clock }) => new MyQueue({ clock }) };
+ * describe(subject.name, () => {
+ *   for (const c of conformanceCases(queueConformance, subject)) it.skipIf(c.skip)(c.name, c.run);
+ * });
+ * ```
  */
 export function conformanceCases<
   Subject extends ConformanceSubject<Capability>,
