@@ -152,6 +152,14 @@ export class Client {
     return this.transport.close();
   }
 
+  /**
+   * Abrupt shutdown of the transport: requests in flight (open watches) fail with `reason`, new
+   * ones are refused, connections are released. Idempotent.
+   */
+  destroy(reason?: unknown): Promise<void> {
+    return this.transport.destroy(reason);
+  }
+
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
@@ -167,14 +175,6 @@ function builtin(kind: string): ResourceDefinition {
   }
   return def;
 }
-  /**
-   * Abrupt shutdown of the transport: requests in flight (open watches) fail with `reason`, new
-   * ones are refused, connections are released. Idempotent.
-   */
-  destroy(reason?: unknown): Promise<void> {
-    return this.transport.destroy(reason);
-  }
-
 
 /**
  * Creates a client. With no options it uses the default kubeconfig (`$KUBECONFIG`,
@@ -214,12 +214,22 @@ export function createClient(options: ClientOptions = {}): Client {
 function lazyTransport(make: () => Promise<Transport>): Transport {
   let made: Promise<Transport> | undefined;
   let closed = false;
+  const shutDown = async (how: (t: Transport) => Promise<void>): Promise<void> => {
+    closed = true;
+    const t = await made?.catch(() => undefined);
+    if (t !== undefined) await how(t);
+  };
   return {
     request(req: TransportRequest): Promise<TransportResponse> {
+      if (closed && made === undefined) {
+        const why = "the transport is closed and takes no new requests; create a new client";
+        return Promise.reject(new TransportError(req.method, req.path, "ERR_CLOSED", why));
+      }
       made ??= make();
       return made.then((t) => t.request(req));
     },
     async prepare(): Promise<void> {
+      if (closed) return;
       made ??= make();
       const t = await made.catch(() => undefined);
       await t?.prepare?.();
@@ -236,16 +246,6 @@ function urlTransport(
   options: Pick<HttpTransportOptions, "streamThread">,
 ): Transport {
   if (token === undefined) return new HttpTransport({ url, ...options });
-  const shutDown = async (how: (t: Transport) => Promise<void>): Promise<void> => {
-    closed = true;
-    const t = await made?.catch(() => undefined);
-    if (t !== undefined) await how(t);
-  };
   const authorization = `Bearer ${token}`;
   return new HttpTransport({ url, ...options, headers: () => ({ authorization }) });
-      if (closed && made === undefined) {
-        const why = "the transport is closed and takes no new requests; create a new client";
-        return Promise.reject(new TransportError(req.method, req.path, "ERR_CLOSED", why));
-      }
 }
-      if (closed) return;

@@ -150,8 +150,8 @@ export class HttpTransport implements Transport {
     this.#refuseIfClosed(req.method, path);
     req.signal?.throwIfAborted();
     const extra = this.#options.headers === undefined ? undefined : await this.#options.headers();
-    const headers: Record<string, string> = {
     this.#refuseIfClosed(req.method, path);
+    const headers: Record<string, string> = {
       accept: "application/json",
       "user-agent": "kontroller",
       ...extra,
@@ -182,8 +182,8 @@ export class HttpTransport implements Transport {
     return new Promise<TransportResponse>((resolve, reject) => {
       let body: DispatchedBody | undefined;
       let controller: Dispatcher.DispatchController | undefined;
-      const abort = (c: Dispatcher.DispatchController) => {
       // Ends the request, for its signal or for a destroy (`fail` then says why).
+      const abort = (c: Dispatcher.DispatchController) => {
         const reason: unknown = signal?.aborted ? signal.reason : "the transport was destroyed";
         c.abort(reason instanceof Error ? reason : new Error(String(reason)));
       };
@@ -195,9 +195,9 @@ export class HttpTransport implements Transport {
         this.#inFlight.delete(onAbort);
       };
       signal?.addEventListener("abort", onAbort, { once: true });
-      const handler: Dispatcher.DispatchHandler = {
       this.#inFlight.add(onAbort);
       const destroyed = () => this.#destroyed !== undefined;
+      const handler: Dispatcher.DispatchHandler = {
         onRequestStart(c) {
           controller = c;
           if (signal?.aborted || destroyed()) abort(c);
@@ -300,7 +300,6 @@ export class HttpTransport implements Transport {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
-}
 
   #refuseIfClosed(method: string, path: string): void {
     if (this.#closing === undefined) return;
@@ -312,17 +311,18 @@ export class HttpTransport implements Transport {
       `the transport is ${how} and takes no new requests; create a new client`,
     );
   }
+}
 
 function toTls(value: string | Uint8Array): string | Buffer {
   return typeof value === "string" ? value : Buffer.from(value);
 }
 
-/** Wraps whatever undici or the socket threw, keeping the original as `cause`. */
 /** What a request in flight fails with when the transport is destroyed with no reason. */
 function destroyedError(method: string, path: string): TransportError {
   return new TransportError(method, path, "ERR_CLOSED", "the transport was destroyed");
 }
 
+/** Wraps whatever undici or the socket threw, keeping the original as `cause`. */
 function toTransportError(method: string, path: string, err: unknown): TransportError {
   if (err instanceof TransportError) return err;
   const { code, message } = transportErrorParts(err);
