@@ -60,7 +60,7 @@ describe("compat normalization", () => {
 
   it("hides allocated cluster IPs and node ports, and generated name suffixes", () => {
     const service = {
-      metadata: { name: "web-x7k2p", generateName: "web-" },
+      metadata: { name: "compat-gen-x7k2p", generateName: "compat-gen-" },
       spec: {
         clusterIP: "10.0.0.17",
         clusterIPs: ["10.0.0.17"],
@@ -68,12 +68,30 @@ describe("compat normalization", () => {
       },
     };
     assert.deepEqual(normalize(service), {
-      metadata: { name: "web-<suffix>", generateName: "web-" },
+      metadata: { name: "compat-gen-<suffix>", generateName: "compat-gen-" },
       spec: {
         clusterIP: "<cluster-ip>",
         clusterIPs: ["<cluster-ip>"],
         ports: [{ port: 80, nodePort: "<node-port>" }],
       },
+    });
+  });
+
+  it("orders field managers by manager and operation, and hides generated names in messages", () => {
+    const a = { manager: "a", operation: "Apply", time: "2026-01-02T03:04:05Z" };
+    const b = { manager: "b", operation: "Update", time: "2026-01-02T03:04:04Z" };
+    const normalized = normalize({
+      metadata: { managedFields: [b, a] },
+      message: 'configmaps "compat-gen-x7k2p" already exists',
+    });
+    assert.deepEqual(normalized, {
+      metadata: {
+        managedFields: [
+          { ...a, time: "<time>" },
+          { ...b, time: "<time>" },
+        ],
+      },
+      message: 'configmaps "compat-gen-<suffix>" already exists',
     });
   });
 

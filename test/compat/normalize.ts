@@ -9,6 +9,10 @@
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 /** A UUID, as servers make for uids (and copy into labels, selectors and owner references). */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** The `metadata.generateName` of the objects the suite creates with one. */
+export const GENERATE_NAME = "compat-gen-";
+/** A name kube-apiserver (and the embedded server) made from it: five random characters. */
+const GENERATED = new RegExp(`${GENERATE_NAME}[a-z0-9]{5}`, "g");
 /** An IPv4 or IPv6 address. */
 const IP = /^(\d{1,3}(\.\d{1,3}){3}|[0-9a-fA-F:]*:[0-9a-fA-F:]+)$/;
 
@@ -26,21 +30,32 @@ function walk(value: unknown, key: string): unknown {
   if (Array.isArray(value)) {
     // Cluster IPs are allocated by each server from its own range.
     if (key === "clusterIPs") return value.map((ip) => normalizeString(ip, "clusterIP"));
-    return value.map((item) => walk(item, ""));
+    const items = value.map((item) => walk(item, ""));
+    // Field managers are ordered by their times, which differ: order them by who and how.
+    return key === "managedFields" ? items.sort(byManager) : items;
   }
   if (typeof value !== "object" || value === null) return value;
   const object = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(object)) out[k] = walk(v, k);
-  if (key === "metadata") generatedName(out);
   if (object.kind === "Table") tableAges(out);
   return out;
+}
+
+function byManager(a: unknown, b: unknown): number {
+  const key = (entry: unknown) => {
+    const e = entry as { manager?: unknown; operation?: unknown; subresource?: unknown };
+    return `${e.manager}\n${e.operation}\n${e.subresource ?? ""}`;
+  };
+  return key(a).localeCompare(key(b));
 }
 
 function normalizeString(value: unknown, key: string): unknown {
   if (typeof value !== "string" || value === "") return value;
   // Every timestamp (creation, managedFields[].time, conditions, events) is the server's clock.
   if (RFC3339.test(value)) return "<time>";
+  // A name made from the suite's generateName ends in a random suffix, wherever it is quoted.
+  if (value.includes(GENERATE_NAME)) return value.replace(GENERATED, `${GENERATE_NAME}<suffix>`);
   // Uids are random; labels and selectors that copy one (a Job's controller-uid) follow.
   if (UUID.test(value)) return "<uid>";
   // A resourceVersion is the server's storage revision, opaque to clients.
@@ -53,22 +68,13 @@ function normalizeString(value: unknown, key: string): unknown {
   return value;
 }
 
-/** A name made from `generateName` ends in a random suffix. */
-function generatedName(metadata: Record<string, unknown>): void {
-  const prefix = metadata.generateName;
-  const name = metadata.name;
-  if (typeof prefix === "string" && typeof name === "string" && name.startsWith(prefix)) {
-    metadata.name = `${prefix}<suffix>`;
-  }
-}
-
 /** A Table's Age column is the time since creation, read from each server's clock. */
 function tableAges(table: Record<string, unknown>): void {
   const columns = table.columnDefinitions;
   const rows = table.rows;
   if (!Array.isArray(columns) || !Array.isArray(rows)) return;
   const ages = columns.flatMap((c, i) =>
-    typeof c === "object" && c !== null && (c as { name?: unknown }).name === "Age" ? [i] : [],
+    (c as { name?: unknown } | null)?.name === "Age" ? [i] : [],
   );
   for (const row of rows) {
     const cells = (row as { cells?: unknown }).cells;

@@ -18,7 +18,6 @@ import {
   formatDifference,
   groupByCause,
   summaryLine,
-  type Totals,
   writeCompatibilityDoc,
 } from "./report.ts";
 import { apiVersionOf } from "./resource.ts";
@@ -164,7 +163,7 @@ async function runAll(reference: Backend, embedded: Backend): Promise<void> {
     const against = `kube-apiserver ${stringAt(version.body, "gitVersion") ?? "(unknown version)"}`;
     await writeCompatibilityDoc(
       DOC,
-      compatibilitySection(totals as Totals, against, resources.length, groups),
+      compatibilitySection(totals, against, resources.length, groups),
     );
     console.log(`compat: wrote the differences to ${DOC}`);
   }

@@ -5,6 +5,7 @@
  * same scenario (the object to PUT back, a continue token, the resourceVersion to watch from).
  */
 import type { CompatRequest } from "./http.ts";
+import { GENERATE_NAME } from "./normalize.ts";
 import { apiVersionOf, type CompatResource, collectionPath } from "./resource.ts";
 import { coreResources } from "./scenarios-core.ts";
 import { CUSTOM_GROUP, moreResources } from "./scenarios-more.ts";
@@ -115,6 +116,14 @@ export function resourceScenario(r: CompatResource): Scenario {
     {
       name: "create an invalid object",
       request: () => post(collection, object("Not_A_Valid_Name", { "not a valid key": "x" })),
+    },
+    {
+      name: "create with generateName",
+      request: () => {
+        const { metadata, ...rest } = object("compat-gen");
+        const { name: _, ...meta } = metadata;
+        return post(collection, { ...rest, metadata: { ...meta, generateName: GENERATE_NAME } });
+      },
     },
     { name: "get", save: "read", request: () => get(item) },
     { name: "get a missing name", request: () => get(`${collection}/compat-missing`) },
