@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { diffJson } from "./compat/compare.ts";
-import { causeOf, compareReplies, type Difference } from "./compat/difference.ts";
+import { causesOf, compareReplies, type Difference, generalPath } from "./compat/difference.ts";
 import { normalize } from "./compat/normalize.ts";
 import {
   BEGIN,
@@ -167,17 +167,27 @@ describe("compat comparison", () => {
       d("jobs", { served: false, status: { reference: 201, embedded: 404 } }),
       d("cronjobs", { served: false, status: { reference: 201, embedded: 404 } }),
       d("pods", { status: { reference: 201, embedded: 400 } }),
-      d("pods", { paths: [{ path: "spec.containers[name=main].x", reference: 1, embedded: 2 }] }),
+      d("pods", {
+        paths: [
+          { path: "spec.containers[name=main].x", reference: 1, embedded: 2 },
+          { path: "spec.kept", reference: 1, embedded: 2 },
+        ],
+      }),
       d("deployments", {
         paths: [{ path: "spec.containers[name=other].x", reference: 1, embedded: 2 }],
       }),
       d("leases", { paths: [{ path: "spec.y", reference: 1, embedded: 2 }] }),
     ];
-    const known = [{ reason: "on purpose", matches: (x: Difference) => x.scenario === "leases" }];
-    assert.deepEqual(causeOf(differences[2]!, known), {
-      kind: "status",
-      title: "create: kube-apiserver 201, embedded 400",
-    });
+    const known = [
+      { reason: "on purpose", matches: (x: Difference) => x.scenario === "leases" },
+      {
+        reason: "this path on purpose",
+        matches: (_: Difference, at: { path: string } | undefined) => at?.path === "spec.kept",
+      },
+    ];
+    assert.deepEqual(causesOf(differences[2]!, known), [
+      { kind: "status", title: "create: kube-apiserver 201, embedded 400" },
+    ]);
     const groups = groupByCause(differences, known).map((g) => [
       g.cause.kind,
       g.cause.title,
@@ -196,11 +206,26 @@ describe("compat comparison", () => {
     assert.match(section, /\| kept on purpose: on purpose \| 1 \| leases \|/);
     assert.match(section, /`compat: 6 requests, 3 identical status codes, 0 identical bodies`/);
     assert.deepEqual(groups, [
-      ["body", "body differs at spec.containers[name=…].x", ["pods", "deployments"]],
       ["not served", "not served by the embedded server", ["jobs", "cronjobs"]],
+      ["body", "spec.containers[name=…].x", ["pods", "deployments"]],
       ["status", "create: kube-apiserver 201, embedded 400", ["pods"]],
       ["known", "on purpose", ["leases"]],
+      ["known", "this path on purpose", ["pods"]],
     ]);
+  });
+
+  it("generalizes a path over list items, watch events, indexes and field-manager details", () => {
+    assert.equal(generalPath("items[0].spec.ports[1].nodePort"), "items[*].spec.ports[*].nodePort");
+    assert.equal(generalPath("[3].object.metadata.labels"), "metadata.labels");
+    assert.equal(
+      generalPath("metadata.managedFields[0].fieldsV1.f:spec"),
+      "metadata.managedFields",
+    );
+    assert.equal(
+      generalPath("items[1].metadata.managedFields[0].time"),
+      "items[*].metadata.managedFields",
+    );
+    assert.equal(generalPath("[2]"), "(event)");
   });
 
   it("rewrites only the document's generated section, and prints one summary line", () => {

@@ -67,35 +67,61 @@ export function compareReplies(
 /** A difference kept on purpose, and why. */
 export interface KnownDifference {
   readonly reason: string;
-  matches(d: Difference): boolean;
+  /**
+   * Whether this explains `d` as a whole (`at` undefined: asked first, of every difference), or
+   * one path where its bodies differ.
+   */
+  matches(d: Difference, at: PathDifference | undefined): boolean;
 }
 
-/** The group a difference is reported under. */
+/** A group differences are reported under. */
 export interface Cause {
   readonly kind: "known" | "not served" | "status" | "body";
-  /** One line naming the cause: the reason, the status codes, or the differing paths. */
+  /** One line naming the cause: the reason, the request and status codes, or a JSON path. */
   readonly title: string;
 }
 
-/** At most this many paths name a body cause; more are counted. */
-const TITLE_PATHS = 4;
-
-/** The cause of `d`: a known difference's reason, else what differs. */
-export function causeOf(d: Difference, known: readonly KnownDifference[]): Cause {
-  const match = known.find((k) => k.matches(d));
-  if (match !== undefined) return { kind: "known", title: match.reason };
-  if (!d.served) return { kind: "not served", title: "not served by the embedded server" };
+/**
+ * The causes of `d`: a known difference's reason; else "not served"; else the request and both
+ * status codes; else, for each JSON path where the bodies differ, a known reason or the path,
+ * generalized so that the same field
+ * groups across a get and a watch event, and across list entries. A difference in
+ * managedFields is one cause: it mirrors a difference in the fields themselves.
+ */
+export function causesOf(d: Difference, known: readonly KnownDifference[]): Cause[] {
+  const whole = known.find((k) => k.matches(d, undefined));
+  if (whole !== undefined) return [{ kind: "known", title: whole.reason }];
+  if (!d.served) return [{ kind: "not served", title: "not served by the embedded server" }];
   if (d.status.reference !== d.status.embedded) {
-    return {
-      kind: "status",
-      title: `${d.step}: kube-apiserver ${d.status.reference}, embedded ${d.status.embedded}`,
-    };
+    return [
+      {
+        kind: "status",
+        title: `${d.step}: kube-apiserver ${d.status.reference}, embedded ${d.status.embedded}`,
+      },
+    ];
   }
-  // Paths are generalized over list keys so that containers or resources named differently group.
-  const paths = [
-    ...new Set(d.paths.map((p) => p.path.replace(/\[(name|type)=[^\]]*\]/g, "[$1=…]"))),
-  ];
-  const shown = paths.slice(0, TITLE_PATHS).join(", ");
-  const more = paths.length > TITLE_PATHS ? ` and ${paths.length - TITLE_PATHS} more` : "";
-  return { kind: "body", title: `body differs at ${shown}${more}` };
+  const causes = new Map<string, Cause>();
+  for (const p of d.paths) {
+    const match = known.find((k) => k.matches(d, p));
+    const cause: Cause =
+      match === undefined
+        ? { kind: "body", title: generalPath(p.path) }
+        : { kind: "known", title: match.reason };
+    causes.set(`${cause.kind}\n${cause.title}`, cause);
+  }
+  return [...causes.values()];
+}
+
+/**
+ * A JSON path without what varies between requests: a watch event's index (its object counts as
+ * the object), list indexes and keys.
+ */
+export function generalPath(path: string): string {
+  const general = path
+    .replace(/^\[\d+\]\.object\.|^\[\d+\]\.?/, "")
+    .replace(/^items\[[^\]]*\]/, "items[*]")
+    .replace(/\[(name|type)=[^\]]*\]/g, "[$1=…]")
+    .replace(/\[\d+\]/g, "[*]")
+    .replace(/metadata\.managedFields.*/, "metadata.managedFields");
+  return general === "" ? "(event)" : general;
 }

@@ -4,7 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
-import { type Cause, causeOf, type Difference, type KnownDifference } from "./difference.ts";
+import { type Cause, causesOf, type Difference, type KnownDifference } from "./difference.ts";
 
 /** How many differing paths one printed difference shows. */
 const PRINTED_PATHS = 3;
@@ -51,21 +51,22 @@ interface Group {
   readonly differences: Difference[];
 }
 
-/** Differences grouped by cause, the largest group first. */
+/** Differences grouped by cause, the largest group first; a request may have several causes. */
 export function groupByCause(
   differences: readonly Difference[],
   known: readonly KnownDifference[],
 ): Group[] {
   const groups = new Map<string, Group>();
   for (const d of differences) {
-    const cause = causeOf(d, known);
-    const key = `${cause.kind}\n${cause.title}`;
-    let group = groups.get(key);
-    if (group === undefined) {
-      group = { cause, differences: [] };
-      groups.set(key, group);
+    for (const cause of causesOf(d, known)) {
+      const key = `${cause.kind}\n${cause.title}`;
+      let group = groups.get(key);
+      if (group === undefined) {
+        group = { cause, differences: [] };
+        groups.set(key, group);
+      }
+      group.differences.push(d);
     }
-    group.differences.push(d);
   }
   return [...groups.values()].sort(
     (a, b) =>
@@ -73,10 +74,13 @@ export function groupByCause(
   );
 }
 
-/** "pods ×7, services ×3": where a group's differences are, by scenario. */
+/** "pods ×7, services ×3": where a group's differences are, by scenario (discovery by path). */
 function where(differences: readonly Difference[]): string {
   const counts = new Map<string, number>();
-  for (const d of differences) counts.set(d.scenario, (counts.get(d.scenario) ?? 0) + 1);
+  for (const d of differences) {
+    const at = d.scenario === "discovery" ? d.path : d.scenario;
+    counts.set(at, (counts.get(at) ?? 0) + 1);
+  }
   return [...counts].map(([s, n]) => (n === 1 ? s : `${s} ×${n}`)).join(", ");
 }
 
@@ -97,18 +101,19 @@ export function compatibilitySection(
     `\`${summaryLine(totals)}\``,
     "",
   ];
-  const table = (title: string, kinds: Cause["kind"][], note: string) => {
+  const table = (title: string, kinds: Cause["kind"][], column: string, note: string) => {
     const rows = groups.filter((g) => kinds.includes(g.cause.kind));
     lines.push(`### ${title}`, "");
     if (rows.length === 0) {
       lines.push("None.", "");
       return;
     }
-    lines.push(note, "", "| cause | requests | where |", "| --- | --- | --- |");
+    lines.push(note, "", `| ${column} | requests | where |`, "| --- | --- | --- |");
     for (const g of rows) {
+      const title = g.cause.kind === "body" ? `\`${g.cause.title}\`` : g.cause.title;
       const status = g.cause.kind === "known" ? "kept on purpose: " : "unexplained: ";
       lines.push(
-        `| ${cell(status + g.cause.title)} | ${g.differences.length} | ${cell(where(g.differences))} |`,
+        `| ${cell(status + title)} | ${g.differences.length} | ${cell(where(g.differences))} |`,
       );
     }
     lines.push("");
@@ -116,15 +121,22 @@ export function compatibilitySection(
   table(
     "Not served by the embedded server",
     ["not served"],
+    "cause",
     "Every request to a resource the embedded server does not list in its discovery.",
   );
-  table("Status code differs", ["status"], "The same request, another status code.");
+  table("Status code differs", ["status"], "request", "The same request, another status code.");
   table(
     "Body differs",
     ["body"],
-    "The same status code; the normalized bodies differ at these JSON paths (list entries matched by name or type).",
+    "JSON path",
+    "The same status code; the normalized bodies differ at this JSON path (a watch event's object counts as the object; list entries are matched by name or type). A request differing at several paths counts in each row.",
   );
-  table("Kept on purpose", ["known"], "Differences the embedded server keeps, with the reason.");
+  table(
+    "Kept on purpose",
+    ["known"],
+    "reason",
+    "Differences the embedded server keeps, with the reason.",
+  );
   return lines.join("\n");
 }
 

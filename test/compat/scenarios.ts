@@ -67,10 +67,14 @@ export function resourceScenario(r: CompatResource): Scenario {
   const [name, other] = r.names ?? ["compat-a", "compat-b"];
   const collection = collectionPath(r, ns);
   const item = `${collection}/${name}`;
-  const object = (n: string, labels: Record<string, string> = {}) => ({
+  const object = (n: string, labels?: Record<string, string>) => ({
     apiVersion: apiVersionOf(r),
     kind: r.kind,
-    metadata: { name: n, ...(r.namespaced ? { namespace: ns } : {}), labels },
+    metadata: {
+      name: n,
+      ...(r.namespaced ? { namespace: ns } : {}),
+      ...(labels === undefined ? {} : { labels }),
+    },
     ...r.sample(n, ns),
   });
   // A cluster-scoped list or watch would see every other scenario's objects: select ours by name.
@@ -91,6 +95,8 @@ export function resourceScenario(r: CompatResource): Scenario {
       metadata: { name, ...(r.namespaced ? { namespace: ns } : {}), labels: { applied: manager } },
     }),
   });
+  // The two objects a label selector and the pages find (not the generated one).
+  const paged = { [PAGE_LABEL]: "yes" };
   const steps: Step[] = [];
   if (r.namespaced) {
     steps.push({
@@ -103,8 +109,8 @@ export function resourceScenario(r: CompatResource): Scenario {
     });
   }
   steps.push(
-    { name: "create", save: "created", request: () => post(collection, object(name)) },
-    { name: "create a duplicate", request: () => post(collection, object(name)) },
+    { name: "create", save: "created", request: () => post(collection, object(name, paged)) },
+    { name: "create a duplicate", request: () => post(collection, object(name, paged)) },
     {
       name: "create with a wrong kind",
       request: () => post(collection, { ...object("compat-wrong"), kind: "NotAKind" }),
@@ -122,7 +128,9 @@ export function resourceScenario(r: CompatResource): Scenario {
       request: () => {
         const { metadata, ...rest } = object("compat-gen");
         const { name: _, ...meta } = metadata;
-        return post(collection, { ...rest, metadata: { ...meta, generateName: GENERATE_NAME } });
+        // An empty labels map too, which a server leaves out of its reply or keeps.
+        const generated = { ...meta, generateName: GENERATE_NAME, labels: {} };
+        return post(collection, { ...rest, metadata: generated });
       },
     },
     { name: "get", save: "read", request: () => get(item) },
@@ -130,7 +138,7 @@ export function resourceScenario(r: CompatResource): Scenario {
     { name: "list", request: () => get(collection + query(byName)) },
     {
       name: "create another",
-      request: () => post(collection, object(other, { [PAGE_LABEL]: "yes" })),
+      request: () => post(collection, object(other, paged)),
     },
     {
       name: "list with a label selector",
@@ -217,8 +225,8 @@ export function discoveryScenario(): Scenario {
   const groupVersions = [
     ...new Set(resources.filter((r) => r.group !== "").map((r) => apiVersionOf(r))),
   ].sort();
-  const get = (path: string, compare: Compare = "body"): Step => ({
-    name: `discovery ${path}`,
+  const get = (path: string, compare: Compare = "body", name = `discovery ${path}`): Step => ({
+    name,
     compare,
     request: () => ({ method: "GET", path }),
   });
@@ -228,7 +236,7 @@ export function discoveryScenario(): Scenario {
       get("/api"),
       get("/apis"),
       get("/api/v1"),
-      ...groupVersions.map((gv) => get(`/apis/${gv}`)),
+      ...groupVersions.map((gv) => get(`/apis/${gv}`, "body", "discovery of a group version")),
       get(`/apis/${CUSTOM_GROUP}`),
       // The build facts (version, commit, date) are each server's own: compare the fields only.
       get("/version", "keys"),
