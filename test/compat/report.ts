@@ -88,6 +88,13 @@ function cell(text: string): string {
   return text.replaceAll("|", "\\|").replaceAll("\n", " ");
 }
 
+/** A Markdown table with its columns padded, as the formatter lays tables out. */
+function markdownTable(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)];
+}
+
 /** The generated section of docs/compatibility.md (without its markers). */
 export function compatibilitySection(
   totals: Totals,
@@ -108,15 +115,12 @@ export function compatibilitySection(
       lines.push("None.", "");
       return;
     }
-    lines.push(note, "", `| ${column} | requests | where |`, "| --- | --- | --- |");
-    for (const g of rows) {
+    const cells = rows.map((g) => {
       const title = g.cause.kind === "body" ? `\`${g.cause.title}\`` : g.cause.title;
       const status = g.cause.kind === "known" ? "kept on purpose: " : "unexplained: ";
-      lines.push(
-        `| ${cell(status + title)} | ${g.differences.length} | ${cell(where(g.differences))} |`,
-      );
-    }
-    lines.push("");
+      return [cell(status + title), String(g.differences.length), cell(where(g.differences))];
+    });
+    lines.push(note, "", ...markdownTable([column, "requests", "where"], cells), "");
   };
   table(
     "Not served by the embedded server",
