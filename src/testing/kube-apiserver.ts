@@ -41,6 +41,8 @@ export interface StartKubeApiServerOptions {
   etcdBinary?: string;
   /** The admin user's bearer token. @default a random one */
   token?: string;
+  /** Where its temporary directory (certificates, keys, token file) is made. @default os.tmpdir() */
+  tmpDir?: string;
   /** More kube-apiserver flags, after the fixture's own (a later flag wins). @default [] */
   args?: readonly string[];
   /** How long etcd and kube-apiserver together may take to be ready. @default 60000 */
@@ -65,6 +67,8 @@ export interface KubeApiServerProcess extends AsyncDisposable {
   readonly pid: number | undefined;
   /** True while kube-apiserver runs. */
   readonly running: boolean;
+  /** Settles once kube-apiserver has exited, for whatever reason (a crash, or `close()`). */
+  readonly exited: Promise<void>;
   /**
    * Stops kube-apiserver, then etcd, and removes their directories. Idempotent. Rejects, after
    * cleaning up, if kube-apiserver had exited on its own, quoting its last lines.
@@ -124,7 +128,7 @@ export async function startKubeApiServer(
   if (binary === undefined) throw new KubeApiServerNotFoundError(undefined);
   if (!existsSync(binary)) throw new KubeApiServerNotFoundError(binary);
   const started = Date.now();
-  const dir = await mkdtemp(join(tmpdir(), "kontroller-kube-apiserver-"));
+  const dir = await mkdtemp(join(options.tmpDir ?? tmpdir(), "kontroller-kube-apiserver-"));
   let etcd: EtcdProcess | undefined;
   let apiserver: LaunchedProcess | undefined;
   try {
@@ -261,10 +265,13 @@ function running(
 ): KubeApiServerProcess {
   let crashed: Error | undefined;
   let closing: Promise<void> | undefined;
-  apiserver.child.once("exit", (code, sig) => {
-    if (closing !== undefined) return;
-    crashed = processFailure("kube-apiserver", apiserver, `exited on its own (${sig ?? code})`);
-    process.stderr.write(`${crashed.message}\n`);
+  const exited = new Promise<void>((resolve) => {
+    apiserver.child.once("exit", (code, sig) => {
+      resolve();
+      if (closing !== undefined) return;
+      crashed = processFailure("kube-apiserver", apiserver, `exited on its own (${sig ?? code})`);
+      process.stderr.write(`${crashed.message}\n`);
+    });
   });
   const close = () => {
     closing ??= (async () => {
@@ -280,6 +287,7 @@ function running(
     kubeconfig: adminKubeconfig(server),
     etcd,
     pid: apiserver.child.pid,
+    exited,
     get running() {
       return isRunning(apiserver.child);
     },

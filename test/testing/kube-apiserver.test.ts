@@ -4,6 +4,7 @@
  * a binary, asking for it is an error that names the variables to set.
  */
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { chmod, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,8 +22,16 @@ const noBinary =
     ? "no kube-apiserver binary on this machine (set KONTROLLER_KUBE_APISERVER or KUBEBUILDER_ASSETS)"
     : false;
 
-async function fixtureDirs(): Promise<string[]> {
-  return (await readdir(tmpdir())).filter((name) => name.startsWith("kontroller-kube-apiserver-"));
+/** A folder of its own for the fixture's temporary directory, so that its removal can be seen. */
+async function privateTmp(): Promise<
+  AsyncDisposable & { path: string; left(): Promise<string[]> }
+> {
+  const path = await mkdtemp(join(tmpdir(), "kontroller-fixture-test-"));
+  return {
+    path,
+    left: () => readdir(path),
+    [Symbol.asyncDispose]: () => rm(path, { recursive: true, force: true }),
+  };
 }
 
 function alive(pid: number | undefined): boolean {
@@ -56,15 +65,15 @@ describe("startKubeApiServer", () => {
   });
 
   it("refuses a binary that is not there, naming the variables, and starts nothing", async () => {
-    const before = await fixtureDirs();
+    await using tmp = await privateTmp();
     await assert.rejects(
-      startKubeApiServer({ binary: "/nonexistent/kube-apiserver" }),
+      startKubeApiServer({ binary: "/nonexistent/kube-apiserver", tmpDir: tmp.path }),
       (err: unknown) =>
         err instanceof KubeApiServerNotFoundError &&
         /KONTROLLER_KUBE_APISERVER/.test(err.message) &&
         /KUBEBUILDER_ASSETS/.test(err.message),
     );
-    assert.deepEqual(await fixtureDirs(), before);
+    assert.deepEqual(await tmp.left(), []);
   });
 
   it("reports a kube-apiserver that exits before it is ready with its last lines, and cleans up", async () => {
@@ -75,15 +84,18 @@ describe("startKubeApiServer", () => {
       '#!/bin/sh\necho "E1127 flag provided but not defined: -x" >&2\nexit 1\n',
     );
     await chmod(fake, 0o755);
-    const before = await fixtureDirs();
+    await using tmp = await privateTmp();
     try {
-      await assert.rejects(startKubeApiServer({ binary: fake }), (err: unknown) => {
-        assert.ok(err instanceof Error);
-        assert.match(err.message, /exited \(1\) before it was ready/);
-        assert.match(err.message, /flag provided but not defined/);
-        return true;
-      });
-      assert.deepEqual(await fixtureDirs(), before);
+      await assert.rejects(
+        startKubeApiServer({ binary: fake, tmpDir: tmp.path }),
+        (err: unknown) => {
+          assert.ok(err instanceof Error);
+          assert.match(err.message, /exited \(1\) before it was ready/);
+          assert.match(err.message, /flag provided but not defined/);
+          return true;
+        },
+      );
+      assert.deepEqual(await tmp.left(), []);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -92,14 +104,11 @@ describe("startKubeApiServer", () => {
   it("serves the admin over HTTPS that the client verifies, and close() leaves no process or directory", {
     skip: noBinary,
   }, async () => {
-    const before = await fixtureDirs();
-    const kube = await startKubeApiServer();
+    await using tmp = await privateTmp();
+    const kube = await startKubeApiServer({ tmpDir: tmp.path });
     try {
       assert.match(kube.url, /^https:\/\/127\.0\.0\.1:\d+$/);
-      const dir = join(tmpdir(), "kontroller-kube-apiserver-test");
-      await rm(dir, { recursive: true, force: true });
-      const kubeconfigDir = await mkdtemp(join(tmpdir(), "kontroller-kc-"));
-      const kubeconfig = join(kubeconfigDir, "kubeconfig");
+      const kubeconfig = join(tmp.path, "kubeconfig");
       await writeFile(kubeconfig, kube.kubeconfig);
       const client = createClient({ kubeconfig });
       try {
@@ -107,7 +116,7 @@ describe("startKubeApiServer", () => {
         assert.ok(namespaces.items.some((ns) => ns.metadata?.name === "default"));
       } finally {
         await client.close();
-        await rm(kubeconfigDir, { recursive: true, force: true });
+        await rm(kubeconfig);
       }
       assert.equal(alive(kube.pid), true);
     } finally {
@@ -115,17 +124,20 @@ describe("startKubeApiServer", () => {
     }
     assert.equal(alive(kube.pid), false);
     assert.equal(kube.etcd.running, false);
-    assert.deepEqual(await fixtureDirs(), before);
+    assert.equal(existsSync(kube.etcd.dataDir), false);
+    assert.deepEqual(await tmp.left(), []);
   });
 
   it("reports a kube-apiserver that dies while running with its last lines, and still cleans up", {
     skip: noBinary,
   }, async () => {
-    const before = await fixtureDirs();
-    const kube = await startKubeApiServer();
+    await using tmp = await privateTmp();
+    const kube = await startKubeApiServer({ tmpDir: tmp.path });
     process.kill(kube.pid!, "SIGKILL");
+    await kube.exited;
+    assert.equal(kube.running, false);
     await assert.rejects(kube.close(), /kube-apiserver exited on its own \(SIGKILL\)/);
     assert.equal(kube.etcd.running, false);
-    assert.deepEqual(await fixtureDirs(), before);
+    assert.deepEqual(await tmp.left(), []);
   });
 });
