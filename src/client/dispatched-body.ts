@@ -9,6 +9,8 @@
  * spent receiving the bytes.
  */
 
+import type { TransportResponse } from "./transport.ts";
+
 /**
  * What the body asks of the request under it: undici's `DispatchController`, or the stream
  * worker's stand-in for it.
@@ -131,4 +133,24 @@ export class DispatchedBody implements AsyncIterableIterator<Uint8Array> {
     this.#wake = undefined;
     wake?.();
   }
+}
+
+/**
+ * The response a caller gets: `status`, `headers` by lowercase name (repeated ones joined with
+ * `, `), and `body`.
+ */
+export function dispatchedResponse(
+  status: number,
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  body: DispatchedBody,
+): TransportResponse {
+  return {
+    status,
+    header(name) {
+      const v = headers[name];
+      return Array.isArray(v) ? v.join(", ") : v;
+    },
+    body,
+    discard: () => body.discard(),
+  };
 }

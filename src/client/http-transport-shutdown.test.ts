@@ -67,22 +67,28 @@ const refusedAfter = (how: "closed" | "destroyed") => (e: unknown) =>
   e.path === "/after" &&
   e.message.includes(`the transport is ${how}`);
 
+const closedWith = (path: string) => (e: unknown) =>
+  e instanceof TransportError && e.code === "ERR_CLOSED" && e.path === path;
+
 for (const thread of ["main", "worker"] as const) {
-  /** A transport whose streams are received on `thread`. */
-  const transportFor = async (url: string) => {
-    const transport = new HttpTransport({ url, streamThread: thread });
+  /**
+   * A transport whose streams are received on `thread`, with two requests in flight: a stream
+   * whose body has begun (`reading` its text), and a request waiting for its head (`waiting`).
+   */
+  const inFlight = async (server: Awaited<ReturnType<typeof heldServer>>) => {
+    const transport = new HttpTransport({ url: server.url, streamThread: thread });
     await transport.prepare();
-    return transport;
+    const streaming = await transport.request({ method: "GET", path: "/head", stream: true });
+    const reading = text(streaming);
+    const waiting = transport.request({ method: "GET", path: "/late" });
+    await server.arrived(2);
+    return { transport, reading, waiting };
   };
 
   describe(`HttpTransport: shutdown (${thread} thread)`, () => {
     it("close() lets requests in flight finish, bodies included, and refuses new ones", async () => {
       await using server = await heldServer();
-      const transport = await transportFor(server.url);
-      const streaming = await transport.request({ method: "GET", path: "/head", stream: true });
-      const reading = text(streaming);
-      const waiting = transport.request({ method: "GET", path: "/late" });
-      await server.arrived(2);
+      const { transport, reading, waiting } = await inFlight(server);
       let closed = false;
       const closing = transport.close().then(() => {
         closed = true;
@@ -105,11 +111,7 @@ for (const thread of ["main", "worker"] as const) {
 
     it("destroy(reason) fails requests in flight with the reason, before or after their head", async () => {
       await using server = await heldServer();
-      const transport = await transportFor(server.url);
-      const streaming = await transport.request({ method: "GET", path: "/head", stream: true });
-      const reading = text(streaming);
-      const waiting = transport.request({ method: "GET", path: "/late" });
-      await server.arrived(2);
+      const { transport, reading, waiting } = await inFlight(server);
       const reason = new Error("shutting down now");
       const failed = [reading, waiting].map((p) => assert.rejects(p, (e) => e === reason));
       await transport.destroy(reason);
@@ -124,30 +126,24 @@ for (const thread of ["main", "worker"] as const) {
 
     it("destroy() with no reason fails requests in flight with ERR_CLOSED", async () => {
       await using server = await heldServer();
-      const transport = await transportFor(server.url);
-      const streaming = await transport.request({ method: "GET", path: "/head", stream: true });
-      const reading = text(streaming);
-      await server.arrived(1);
-      const failed = assert.rejects(
-        reading,
-        (e) => e instanceof TransportError && e.code === "ERR_CLOSED" && e.path === "/head",
-      );
+      const { transport, reading, waiting } = await inFlight(server);
+      const failed = [
+        assert.rejects(reading, closedWith("/head")),
+        assert.rejects(waiting, closedWith("/late")),
+      ];
       await transport.destroy();
-      await failed;
+      await Promise.all(failed);
     });
 
     it("destroy() during a graceful close ends the wait", async () => {
       await using server = await heldServer();
-      const transport = await transportFor(server.url);
-      const streaming = await transport.request({ method: "GET", path: "/head", stream: true });
-      const reading = text(streaming);
-      await server.arrived(1);
+      const { transport, reading, waiting } = await inFlight(server);
       const closing = transport.close();
       const reason = new Error("took too long");
-      const failed = assert.rejects(reading, (e) => e === reason);
+      const failed = [reading, waiting].map((p) => assert.rejects(p, (e) => e === reason));
       await transport.destroy(reason);
       await closing;
-      await failed;
+      await Promise.all(failed);
     });
   });
 }

@@ -166,17 +166,11 @@ export class HttpTransport implements Transport {
         : this.#destroyed !== undefined
           ? (this.#destroyed.reason ?? destroyedError(method, path))
           : toTransportError(method, path, err);
+    const { origin, headersTimeoutMs } = this.#options;
+    const sent = req.body ?? null;
     if (req.stream && this.#streams !== undefined) {
-      const viaWorker = this.#streams.request({
-        origin: this.#options.origin,
-        method,
-        path,
-        headers,
-        body: req.body ?? null,
-        headersTimeoutMs: this.#options.headersTimeoutMs,
-        signal,
-        fail,
-      });
+      const open: StreamOpen = { origin, method, path, headers, body: sent, headersTimeoutMs };
+      const viaWorker = this.#streams.request({ ...open, signal, fail });
       if (viaWorker !== undefined) return viaWorker;
     }
     return new Promise<TransportResponse>((resolve, reject) => {
@@ -204,16 +198,7 @@ export class HttpTransport implements Transport {
         },
         onResponseStart(c, status, raw) {
           body = new DispatchedBody(c, fail);
-          const b = body;
-          resolve({
-            status,
-            header(name) {
-              const v = raw[name];
-              return Array.isArray(v) ? v.join(", ") : v;
-            },
-            body: b,
-            discard: () => b.discard(),
-          });
+          resolve(dispatchedResponse(status, raw, body));
         },
         onResponseData(_c, chunk) {
           body!.push(chunk);
@@ -229,16 +214,10 @@ export class HttpTransport implements Transport {
         },
       };
       try {
+        const bodyTimeout = req.stream ? 0 : this.#options.bodyTimeoutMs;
+        const headersTimeout = headersTimeoutMs;
         this.#agent.dispatch(
-          {
-            origin: this.#options.origin,
-            path,
-            method,
-            headers,
-            body: req.body ?? null,
-            headersTimeout: this.#options.headersTimeoutMs,
-            bodyTimeout: req.stream ? 0 : this.#options.bodyTimeoutMs,
-          },
+          { origin, path, method, headers, body: sent, headersTimeout, bodyTimeout },
           handler,
         );
       } catch (err) {

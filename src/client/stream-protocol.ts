@@ -24,18 +24,19 @@ export interface StreamWorkerConfig {
   };
 }
 
+/** A streaming request as the worker sends it (headers resolved). */
+export interface StreamOpen {
+  readonly origin: string;
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body: string | Uint8Array | null;
+  readonly headersTimeoutMs: number;
+}
+
 /** Main thread → worker. */
 export type ToWorker =
-  | {
-      readonly type: "open";
-      readonly id: number;
-      readonly origin: string;
-      readonly method: string;
-      readonly path: string;
-      readonly headers: Record<string, string>;
-      readonly body: string | Uint8Array | null;
-      readonly headersTimeoutMs: number;
-    }
+  | ({ readonly type: "open"; readonly id: number } & StreamOpen)
   /** The main thread took the stream's message marked `last`: the worker may send again. */
   | { readonly type: "taken"; readonly id: number }
   /** Stop the stream (aborted or discarded); the worker sends nothing more for it. */

@@ -4,18 +4,18 @@
  * responses whose bodies are {@link DispatchedBody}s fed from the worker.
  */
 import { Worker } from "node:worker_threads";
-import { type BodyFlow, DispatchedBody } from "./dispatched-body.ts";
-import type { FromWorker, StreamWorkerConfig, ToWorker, WorkerError } from "./stream-protocol.ts";
+import { type BodyFlow, DispatchedBody, dispatchedResponse } from "./dispatched-body.ts";
+import type {
+  FromWorker,
+  StreamOpen,
+  StreamWorkerConfig,
+  ToWorker,
+  WorkerError,
+} from "./stream-protocol.ts";
 import { TransportError, type TransportResponse } from "./transport.ts";
 
 /** A streaming request, as the transport hands it over (headers resolved). */
-export interface StreamRequest {
-  readonly origin: string;
-  readonly method: string;
-  readonly path: string;
-  readonly headers: Record<string, string>;
-  readonly body: string | Uint8Array | null;
-  readonly headersTimeoutMs: number;
+export interface StreamRequest extends StreamOpen {
   readonly signal: AbortSignal | undefined;
   /** Turns the error the request or its body ended with into what the caller sees. */
   readonly fail: (error: unknown) => unknown;
@@ -205,16 +205,7 @@ export class StreamWorkerClient {
           if (open.lasts.shift()) this.#post({ type: "taken", id });
         });
         open.body = body;
-        const { headers } = m;
-        open.settle!.resolve({
-          status: m.status,
-          header(name) {
-            const v = headers[name];
-            return Array.isArray(v) ? v.join(", ") : v;
-          },
-          body,
-          discard: () => body.discard(),
-        });
+        open.settle!.resolve(dispatchedResponse(m.status, m.headers, body));
         open.settle = undefined;
         return;
       }

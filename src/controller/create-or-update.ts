@@ -28,6 +28,20 @@ function scopedTo<T extends KubeObject>(client: ResourceClient<T>, obj: T): Reso
   return ns ? client.inNamespace(ns) : client;
 }
 
+/** The stored object named `name`, or `undefined` if there is none. */
+async function getIfExists<T extends KubeObject>(
+  c: ResourceClient<T>,
+  name: string,
+  options: CallOptions,
+): Promise<T | undefined> {
+  try {
+    return await c.get(name, options);
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
 function nameOf(obj: KubeObject): string {
   const name = obj.metadata?.name;
   if (!name) throw new TypeError("createOrUpdate needs an object with metadata.name");
@@ -48,12 +62,8 @@ export async function createOrUpdate<T extends KubeObject>(
   options: CallOptions = {},
 ): Promise<{ object: T; result: OperationResult }> {
   const c = scopedTo(client, obj);
-  const name = nameOf(obj);
-  let existing: T;
-  try {
-    existing = await c.get(name, options);
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
+  const existing = await getIfExists(c, nameOf(obj), options);
+  if (existing === undefined) {
     return { object: await c.create(await mutated(obj, mutate), options), result: "created" };
   }
   const desired = await mutated(structuredClone(existing), mutate);
@@ -75,11 +85,8 @@ export async function createOrPatch<T extends KubeObject>(
   const { statusSubresource = false, ...call } = options;
   const c = scopedTo(client, obj);
   const name = nameOf(obj);
-  let existing: T;
-  try {
-    existing = await c.get(name, call);
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
+  const existing = await getIfExists(c, name, call);
+  if (existing === undefined) {
     const fresh = await mutated(obj, mutate);
     const status = (fresh as { status?: unknown }).status;
     let created = await c.create(fresh, call);

@@ -64,6 +64,17 @@ const OK: Record<(typeof TYPES)[number], { reason: string; message: string }> = 
   },
 };
 
+/** The counts above zero, each as `describe` words it, sorted. */
+function described(
+  counts: Iterable<[string, number]>,
+  describe: (key: string, n: number) => string,
+): string[] {
+  return [...counts]
+    .filter(([, n]) => n > 0)
+    .map(([key, n]) => describe(key, n))
+    .sort();
+}
+
 /** The failing conditions a report implies (types absent here are ok). */
 function failures(report: ContentReport): Map<string, { reason: string; message: string }> {
   const out = new Map<string, { reason: string; message: string }>();
@@ -77,20 +88,14 @@ function failures(report: ContentReport): Map<string, { reason: string; message:
       message: `Failed to delete all resource types, ${msgs.length} remaining: ${msgs.join(", ")}`,
     });
   }
-  const left = [...report.remaining]
-    .filter(([, n]) => n > 0)
-    .map(([gr, n]) => `${gr} has ${n} resource instances`)
-    .sort();
+  const left = described(report.remaining, (gr, n) => `${gr} has ${n} resource instances`);
   if (left.length > 0) {
     out.set(CONTENT_REMAINING, {
       reason: "SomeResourcesRemain",
       message: `Some resources are remaining: ${left.join(", ")}`,
     });
   }
-  const fins = [...report.finalizers]
-    .filter(([, n]) => n > 0)
-    .map(([f, n]) => `${f} in ${n} resource instances`)
-    .sort();
+  const fins = described(report.finalizers, (f, n) => `${f} in ${n} resource instances`);
   if (fins.length > 0) {
     out.set(FINALIZERS_REMAINING, {
       reason: "SomeFinalizersRemain",

@@ -8,22 +8,35 @@ const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[
 const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
+/** `problem` if `value` is longer than `max` characters or does not match `pattern`. */
+function checkSyntax(
+  value: string,
+  max: number,
+  pattern: RegExp,
+  problem: string,
+): string | undefined {
+  if (value.length > max) return `must be no more than ${max} characters`;
+  return pattern.test(value) ? undefined : problem;
+}
+
 /** A DNS-1123 label: lowercase alphanumerics and '-', at most 63 characters (namespace names). */
 export function checkDns1123Label(value: string): string | undefined {
-  if (value.length > 63) return "must be no more than 63 characters";
-  if (!DNS1123_LABEL.test(value)) {
-    return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-  }
-  return undefined;
+  return checkSyntax(
+    value,
+    63,
+    DNS1123_LABEL,
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+  );
 }
 
 /** A DNS-1123 subdomain: dot-separated labels, at most 253 characters (most object names). */
 export function checkDns1123Subdomain(value: string): string | undefined {
-  if (value.length > 253) return "must be no more than 253 characters";
-  if (!DNS1123_SUBDOMAIN.test(value)) {
-    return "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-  }
-  return undefined;
+  return checkSyntax(
+    value,
+    253,
+    DNS1123_SUBDOMAIN,
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+  );
 }
 
 /**
@@ -45,18 +58,21 @@ export function checkQualifiedName(value: string): string | undefined {
     return "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character, with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
   }
   if (name === "") return "name part must be non-empty";
-  if (name.length > 63) return "name part must be no more than 63 characters";
-  if (!QUALIFIED_NAME_PART.test(name)) {
-    return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-  }
-  return undefined;
+  const bad = checkSyntax(
+    name,
+    63,
+    QUALIFIED_NAME_PART,
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+  );
+  return bad === undefined ? undefined : `name part ${bad}`;
 }
 
 /** A label value: empty, or at most 63 alphanumerics, '-', '_' or '.', alphanumeric at both ends. */
 export function checkLabelValue(value: string): string | undefined {
-  if (value.length > 63) return "must be no more than 63 characters";
-  if (!LABEL_VALUE.test(value)) {
-    return "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
-  }
-  return undefined;
+  return checkSyntax(
+    value,
+    63,
+    LABEL_VALUE,
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+  );
 }

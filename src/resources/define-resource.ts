@@ -109,16 +109,21 @@ interface BuiltVersion {
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 const PRINTER_TYPES = new Set(["string", "integer", "number", "boolean", "date"]);
 
+const CAMEL_CASE = /^[A-Z][A-Za-z0-9]*$/;
+
+/** Throws the {@link InvalidOptionError} naming `option`, `value` and `why`, unless `ok`. */
+function demand(owner: string, option: string, value: unknown, ok: boolean, why: string): void {
+  if (!ok) throw new InvalidOptionError(owner, option, value, why);
+}
+
 function label(owner: string, option: string, value: unknown): string {
-  if (typeof value !== "string" || value.length > 63 || !DNS1035_LABEL.test(value)) {
-    throw new InvalidOptionError(
-      owner,
-      option,
-      value,
-      "must be a lowercase DNS label: at most 63 lowercase letters, digits and '-', starting with a letter and ending with a letter or digit",
-    );
-  }
-  return value;
+  if (typeof value === "string" && value.length <= 63 && DNS1035_LABEL.test(value)) return value;
+  throw new InvalidOptionError(
+    owner,
+    option,
+    value,
+    "must be a lowercase DNS label: at most 63 lowercase letters, digits and '-', starting with a letter and ending with a letter or digit",
+  );
 }
 
 function checkVersionName(owner: string, option: string, value: string): void {
@@ -129,48 +134,33 @@ function checkNames(
   owner: string,
   init: DefineResourceInit<TSchema, TSchema | undefined, Record<string, VersionInit>>,
 ): void {
-  if (
-    typeof init.group !== "string" ||
-    checkDns1123Subdomain(init.group) !== undefined ||
-    !init.group.includes(".")
-  ) {
-    throw new InvalidOptionError(
-      owner,
-      "group",
-      init.group,
-      "must be a DNS subdomain with at least one dot (example.com)",
-    );
-  }
+  const { group, kind, listKind, scope } = init;
+  demand(
+    owner,
+    "group",
+    group,
+    typeof group === "string" && checkDns1123Subdomain(group) === undefined && group.includes("."),
+    "must be a DNS subdomain with at least one dot (example.com)",
+  );
   checkVersionName(owner, "version", init.version);
-  if (
-    typeof init.kind !== "string" ||
-    !/^[A-Z][A-Za-z0-9]*$/.test(init.kind) ||
-    init.kind.length > 63
-  ) {
-    throw new InvalidOptionError(
-      owner,
-      "kind",
-      init.kind,
-      "must be CamelCase letters and digits starting with a capital (User)",
-    );
-  }
+  demand(
+    owner,
+    "kind",
+    kind,
+    typeof kind === "string" && CAMEL_CASE.test(kind) && kind.length <= 63,
+    "must be CamelCase letters and digits starting with a capital (User)",
+  );
   label(owner, "plural", init.plural);
   if (init.singular !== undefined) label(owner, "singular", init.singular);
-  if (
-    init.listKind !== undefined &&
-    (!/^[A-Z][A-Za-z0-9]*$/.test(init.listKind) || init.listKind === init.kind)
-  ) {
-    throw new InvalidOptionError(
-      owner,
-      "listKind",
-      init.listKind,
-      "must be CamelCase and differ from kind",
-    );
+  if (listKind !== undefined) {
+    const ok = CAMEL_CASE.test(listKind) && listKind !== kind;
+    demand(owner, "listKind", listKind, ok, "must be CamelCase and differ from kind");
   }
   for (const [i, s] of (init.shortNames ?? []).entries()) label(owner, `shortNames[${i}]`, s);
   for (const [i, s] of (init.categories ?? []).entries()) label(owner, `categories[${i}]`, s);
-  if (init.scope !== undefined && init.scope !== "Namespaced" && init.scope !== "Cluster") {
-    throw new InvalidOptionError(owner, "scope", init.scope, 'must be "Namespaced" or "Cluster"');
+  if (scope !== undefined) {
+    const ok = scope === "Namespaced" || scope === "Cluster";
+    demand(owner, "scope", scope, ok, 'must be "Namespaced" or "Cluster"');
   }
 }
 

@@ -51,47 +51,6 @@ export interface OpenApiSchema {
   }[];
 }
 
-/** Every keyword a CRD schema may carry; anything else is refused. */
-export const OPENAPI_SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
-  "type",
-  "format",
-  "title",
-  "description",
-  "default",
-  "example",
-  "enum",
-  "nullable",
-  "maximum",
-  "exclusiveMaximum",
-  "minimum",
-  "exclusiveMinimum",
-  "multipleOf",
-  "maxLength",
-  "minLength",
-  "pattern",
-  "maxItems",
-  "minItems",
-  "uniqueItems",
-  "maxProperties",
-  "minProperties",
-  "required",
-  "items",
-  "properties",
-  "additionalProperties",
-  "allOf",
-  "anyOf",
-  "oneOf",
-  "not",
-  "externalDocs",
-  "x-kubernetes-preserve-unknown-fields",
-  "x-kubernetes-int-or-string",
-  "x-kubernetes-embedded-resource",
-  "x-kubernetes-list-type",
-  "x-kubernetes-list-map-keys",
-  "x-kubernetes-map-type",
-  "x-kubernetes-validations",
-]);
-
 /**
  * Keywords that mean the same in TypeBox (JSON Schema) and in a CRD schema: annotations and the
  * value validations that need no conversion. Both directions copy them as they are.
@@ -114,3 +73,34 @@ export const SHARED_KEYWORDS: readonly string[] = [
   "minProperties",
   "externalDocs",
 ];
+
+/** The Kubernetes extensions that shape a node and how it merges (all but validations). */
+export const X_KUBERNETES_SHAPE_KEYWORDS: readonly string[] = [
+  "x-kubernetes-preserve-unknown-fields",
+  "x-kubernetes-int-or-string",
+  "x-kubernetes-embedded-resource",
+  "x-kubernetes-list-type",
+  "x-kubernetes-list-map-keys",
+  "x-kubernetes-map-type",
+];
+
+/** Every keyword a CRD schema may carry; anything else is refused. */
+export const OPENAPI_SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
+  ...SHARED_KEYWORDS,
+  "type",
+  "enum",
+  "nullable",
+  "exclusiveMaximum",
+  "exclusiveMinimum",
+  "uniqueItems",
+  "required",
+  "items",
+  "properties",
+  "additionalProperties",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "not",
+  ...X_KUBERNETES_SHAPE_KEYWORDS,
+  "x-kubernetes-validations",
+]);

@@ -6,7 +6,7 @@ export type Report = (path: string, reason: StatusCause["reason"], message: stri
 
 const LIST_TYPES = ["atomic", "map", "set"];
 const MAP_TYPES = ["atomic", "granular"];
-const quoted = (values: string[]) => values.map((v) => `"${v}"`).join(", ");
+const quoted = (values: readonly string[]) => values.map((v) => `"${v}"`).join(", ");
 
 /** Applies {@link checkListAndMapTypes} to every node of `schema`, junctors included. */
 export function checkListsAndMaps(schema: OpenApiSchema, path: string, at: Report): void {
@@ -27,6 +27,21 @@ export function checkListsAndMaps(schema: OpenApiSchema, path: string, at: Repor
   if (schema.not !== undefined) checkListsAndMaps(schema.not, `${path}.not`, at);
 }
 
+/** Reports `value` at `field` unless it is undefined or one of `allowed`. */
+function supported(
+  value: string | undefined,
+  allowed: readonly string[],
+  field: string,
+  at: Report,
+): void {
+  if (value === undefined || allowed.includes(value)) return;
+  at(
+    field,
+    "FieldValueNotSupported",
+    `Unsupported value: "${value}": supported values: ${quoted(allowed)}`,
+  );
+}
+
 /**
  * The rules kube-apiserver applies to the list and map extensions of one schema node
  * (apiextensions validation of `x-kubernetes-list-type`, `x-kubernetes-list-map-keys` and
@@ -41,13 +56,7 @@ export function checkListAndMapTypes(node: OpenApiSchema, path: string, at: Repo
   const listType = node["x-kubernetes-list-type"];
   const keys = node["x-kubernetes-list-map-keys"];
   const mapType = node["x-kubernetes-map-type"];
-  if (listType !== undefined && !LIST_TYPES.includes(listType)) {
-    at(
-      `${path}.x-kubernetes-list-type`,
-      "FieldValueNotSupported",
-      `Unsupported value: "${listType}": supported values: ${quoted(LIST_TYPES)}`,
-    );
-  }
+  supported(listType, LIST_TYPES, `${path}.x-kubernetes-list-type`, at);
   if (listType !== undefined && node.type !== "array") {
     at(
       `${path}.x-kubernetes-list-type`,
@@ -55,13 +64,7 @@ export function checkListAndMapTypes(node: OpenApiSchema, path: string, at: Repo
       "Invalid value: must only be used if type is array",
     );
   }
-  if (mapType !== undefined && !MAP_TYPES.includes(mapType)) {
-    at(
-      `${path}.x-kubernetes-map-type`,
-      "FieldValueNotSupported",
-      `Unsupported value: "${mapType}": supported values: ${quoted(MAP_TYPES)}`,
-    );
-  }
+  supported(mapType, MAP_TYPES, `${path}.x-kubernetes-map-type`, at);
   if (mapType !== undefined && node.type !== "object") {
     const detail = "must be object if x-kubernetes-map-type is specified";
     if (node.type === undefined)

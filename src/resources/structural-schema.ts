@@ -1,5 +1,9 @@
 import { errorMessage, type StatusCause } from "../core/index.ts";
-import { OPENAPI_SCHEMA_KEYWORDS, type OpenApiSchema } from "./openapi-schema.ts";
+import {
+  OPENAPI_SCHEMA_KEYWORDS,
+  type OpenApiSchema,
+  X_KUBERNETES_SHAPE_KEYWORDS,
+} from "./openapi-schema.ts";
 import { checkDefaults } from "./schema-default-rules.ts";
 import { checkListsAndMaps, type Report } from "./schema-list-rules.ts";
 
@@ -56,12 +60,7 @@ const NOT_IN_JUNCTORS = [
   "nullable",
   "description",
   "title",
-  "x-kubernetes-preserve-unknown-fields",
-  "x-kubernetes-int-or-string",
-  "x-kubernetes-embedded-resource",
-  "x-kubernetes-list-type",
-  "x-kubernetes-list-map-keys",
-  "x-kubernetes-map-type",
+  ...X_KUBERNETES_SHAPE_KEYWORDS,
 ];
 
 const TYPES = new Set(["object", "array", "string", "integer", "number", "boolean"]);
