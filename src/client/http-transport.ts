@@ -7,8 +7,8 @@
  */
 import { Agent, type Dispatcher } from "undici";
 import { checkNumber } from "../core/index.ts";
-import { DispatchedBody } from "./dispatched-body.ts";
-import type { StreamWorkerConfig } from "./stream-protocol.ts";
+import { DispatchedBody, dispatchedResponse } from "./dispatched-body.ts";
+import type { StreamOpen, StreamWorkerConfig } from "./stream-protocol.ts";
 import { StreamWorkerClient } from "./stream-worker-client.ts";
 import {
   type Transport,
