@@ -21,7 +21,7 @@ import {
   writeCompatibilityDoc,
 } from "./report.ts";
 import { apiVersionOf } from "./resource.ts";
-import { allScenarios, resources, type Saved, type Scenario, stringAt } from "./scenarios.ts";
+import { allScenarios, resources, type Scenario, stringAt } from "./scenarios.ts";
 import { CUSTOM_GROUP, widgetCrd } from "./scenarios-more.ts";
 
 /** Scenarios run side by side (each in its own namespace); a scenario's steps run in order. */
@@ -106,7 +106,7 @@ async function runScenario(
   const isServed = r === undefined || served.has(`${r.group}/${r.plural}`);
   const result = { requests: 0, sameStatus: 0, sameBody: 0, differences: [] as Difference[] };
   for (const step of scenario.steps) {
-    const requests = saved.map((s: Saved) => step.request(s)) as [CompatRequest, CompatRequest];
+    const requests = [step.request(saved[0]), step.request(saved[1])] as const;
     const [a, b] = await Promise.all([send(reference, requests[0]), send(embedded, requests[1])]);
     if (step.save !== undefined) {
       saved[0].set(step.save, a.body);
