@@ -3,7 +3,7 @@
  * consumer). It has client-go's RealFIFO semantics with atomic replace (`InOrderInformers` +
  * `AtomicFIFO`, the defaults of client-go 1.36), under the name users know, DeltaFIFO.
  */
-import type { KubeObject, WatchEvent } from "../core/index.ts";
+import { checkFunction, type KubeObject, type WatchEvent } from "../core/index.ts";
 import { RingBuffer } from "../core/internal.ts";
 
 /**
@@ -78,7 +78,9 @@ export class DeltaFIFO<T extends KubeObject> {
   #closed = false;
 
   constructor(options: DeltaFIFOOptions<T> = {}) {
-    const { transform, onTransformError = () => {} } = options;
+    const transform = checkFunction("DeltaFIFO", "transform", options.transform);
+    const onTransformError =
+      checkFunction("DeltaFIFO", "onTransformError", options.onTransformError) ?? (() => {});
     this.#transform =
       transform === undefined
         ? undefined

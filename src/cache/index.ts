@@ -17,7 +17,12 @@ export {
   type InformerFactoryOptions,
   type InformerFor,
 } from "./informer-factory.ts";
-export { Lister, type NamespaceLister, type SelectorInput } from "./lister.ts";
+export {
+  Lister,
+  type ListerOptions,
+  type NamespaceLister,
+  type SelectorInput,
+} from "./lister.ts";
 export {
   type CollectionSelectors,
   type ListCall,

@@ -2,7 +2,7 @@
  * The writer of an informer's cache: objects by key, plus secondary indexes. Only the informer's
  * processing loop holds an `Indexer`; everyone else gets {@link Indexer.readOnly}.
  */
-import { type KubeObject, keyOf } from "../core/index.ts";
+import { checkFunction, InvalidOptionError, type KubeObject, keyOf } from "../core/index.ts";
 import { type Indexers, type IndexFunc, NAMESPACE_INDEX, type Store } from "./store.ts";
 
 /** Options for {@link Indexer}. */
@@ -74,8 +74,18 @@ export class Indexer<T extends KubeObject> implements Store<T> {
   #view: Store<T> | undefined;
 
   constructor(options: IndexerOptions<T> = {}) {
-    this.#onIndexError = options.onIndexError ?? (() => {});
-    this.addIndexers(options.indexers ?? {});
+    this.#onIndexError =
+      checkFunction("Indexer", "onIndexError", options.onIndexError) ?? (() => {});
+    const indexers = options.indexers ?? {};
+    if (typeof indexers !== "object" || indexers === null) {
+      throw new InvalidOptionError("Indexer", "indexers", indexers, "must be an object");
+    }
+    for (const [name, fn] of Object.entries(indexers)) {
+      if (typeof fn !== "function") {
+        throw new InvalidOptionError("Indexer", `indexers.${name}`, fn, "must be a function");
+      }
+    }
+    this.addIndexers(indexers);
   }
 
   get size(): number {

@@ -5,7 +5,9 @@
 import type { Client } from "../client/index.ts";
 import {
   type Clock,
+  checkMetrics,
   type FieldSelector,
+  InvalidOptionError,
   type KubeObject,
   type LabelSelector,
   parseFieldSelector,
@@ -69,6 +71,15 @@ export class InformerFactory {
   #stopped = false;
 
   constructor(options: InformerFactoryOptions) {
+    if (typeof options?.client?.resource !== "function") {
+      throw new InvalidOptionError(
+        "InformerFactory",
+        "client",
+        options?.client,
+        "must be a Client",
+      );
+    }
+    checkMetrics("InformerFactory", options.metrics, ["newInformerMetrics"]);
     this.#options = options;
   }
 
@@ -117,7 +128,7 @@ export class InformerFactory {
     definition: ResourceDefinition<T>,
     options: InformerFor<T> = {},
   ): Lister<T> {
-    return new Lister(this.informer(definition, options).store, definition);
+    return new Lister({ store: this.informer(definition, options).store, definition });
   }
 
   /** Runs every informer not running yet; they stop when `signal` aborts or on {@link shutdown}. */

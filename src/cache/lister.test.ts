@@ -24,7 +24,7 @@ function lister() {
   ix.upsert(obj("a", "x", { app: "web" }));
   ix.upsert(obj("a", "y", { app: "db" }));
   ix.upsert(obj("b", "x", { app: "web" }));
-  return new Lister(ix.readOnly(), configMaps);
+  return new Lister({ store: ix.readOnly(), definition: configMaps });
 }
 
 const names = (objs: KubeObject[]) =>
@@ -49,7 +49,7 @@ describe("Lister", () => {
     assert.equal(l.namespace("b").tryGet("y"), undefined);
     const ix = new Indexer<KubeObject>();
     ix.upsert(obj(undefined, "kube-system"));
-    const cluster = new Lister(ix.readOnly(), namespaces);
+    const cluster = new Lister({ store: ix.readOnly(), definition: namespaces });
     assert.equal(cluster.tryGet("kube-system")?.metadata?.name, "kube-system");
     assert.equal(cluster.tryGet("nope"), undefined);
   });
@@ -72,7 +72,7 @@ describe("Lister", () => {
   it("gets cluster-scoped objects by name", () => {
     const ix = new Indexer<KubeObject>();
     ix.upsert(obj(undefined, "kube-system"));
-    const l = new Lister(ix.readOnly(), namespaces);
+    const l = new Lister({ store: ix.readOnly(), definition: namespaces });
     assert.equal(l.get("kube-system").metadata?.name, "kube-system");
     assert.throws(
       () => l.get("nope"),

@@ -4,6 +4,7 @@
  */
 import {
   errors,
+  InvalidOptionError,
   type KubeObject,
   keyOf,
   LabelSelector,
@@ -36,6 +37,14 @@ export interface NamespaceLister<T extends KubeObject> {
   list(selector?: SelectorInput): T[];
 }
 
+/** Options for {@link Lister}. */
+export interface ListerOptions<T extends KubeObject> {
+  /** The cache to read (an informer's `store`). */
+  store: Store<T>;
+  /** The resource the cache holds, for NotFound errors. */
+  definition: Pick<ResourceDefinition, "group" | "plural">;
+}
+
 /**
  * Typed reads from an informer's cache. `get` throws a NotFound `ApiError` (as the API server
  * would), so that reconcilers handle "gone" one way whether they read the cache or the server;
@@ -46,7 +55,14 @@ export class Lister<T extends KubeObject> {
   readonly #store: Store<T>;
   readonly #resource: { group: string; resource: string };
 
-  constructor(store: Store<T>, definition: Pick<ResourceDefinition, "group" | "plural">) {
+  constructor(options: ListerOptions<T>) {
+    const { store, definition } = options;
+    if (typeof store?.byIndex !== "function") {
+      throw new InvalidOptionError("Lister", "store", store, "must be a Store");
+    }
+    if (typeof definition?.plural !== "string") {
+      throw new InvalidOptionError("Lister", "definition", definition, "must be a resource");
+    }
     this.#store = store;
     this.#resource = { group: definition.group, resource: definition.plural };
   }

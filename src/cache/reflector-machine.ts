@@ -13,6 +13,8 @@ import { DecodeError, isConnectionRefused, isTransportError } from "../client/in
 import {
   ApiError,
   type Backoff,
+  checkFunction,
+  checkNumber,
   INITIAL_EVENTS_END_ANNOTATION,
   isGone,
   isTooManyRequests,
@@ -126,6 +128,14 @@ export class ReflectorMachine<T extends KubeObject> {
   #watchEvents = 0;
 
   constructor(config: MachineConfig) {
+    const owner = "ReflectorMachine";
+    checkNumber(owner, "pageSize", config?.pageSize, { min: 1, integer: true });
+    checkNumber(owner, "minWatchTimeoutSeconds", config.minWatchTimeoutSeconds, {
+      min: 1,
+      integer: true,
+    });
+    checkNumber(owner, "shortWatchMs", config.shortWatchMs, { min: 0 });
+    checkFunction(owner, "random", config.random);
     this.#config = config;
     this.#watchListEnabled = config.useWatchList;
   }

@@ -318,7 +318,10 @@ export class SharedInformer<T extends KubeObject> {
     const old = this.#indexer.replace(objects, rv);
     old.forEach((obj, ns, name) => {
       if (this.#indexer.getIn(ns, name) === undefined) {
-        this.#notify({ kind: "delete", obj: new DeletedFinalStateUnknown(keyOf(ns, name), obj) });
+        this.#notify({
+          kind: "delete",
+          obj: new DeletedFinalStateUnknown({ key: keyOf(ns, name), obj }),
+        });
       }
     });
     const initial = !this.#synced;

@@ -3,7 +3,7 @@
  * `Transport`), how reads are retried, and typed resource clients.
  */
 import type { KubeConfig } from "@kubernetes/client-node";
-import { type Clock, checkNumber, type KubeObject } from "../core/index.ts";
+import { type Clock, checkNumber, InvalidOptionError, type KubeObject } from "../core/index.ts";
 import {
   builtinResources,
   type ConfigMap,
@@ -60,6 +60,16 @@ export interface ClientOptions {
   streamThread?: "worker" | "main";
 }
 
+/**
+ * Options for {@link Client}: a transport, and the request settings of {@link ClientOptions}.
+ * `createClient` makes the transport from a URL or a kubeconfig.
+ */
+export interface ClientConstructorOptions
+  extends Omit<ClientOptions, "url" | "token" | "kubeconfig" | "context" | "transport"> {
+  /** How requests reach the server. */
+  transport: Transport;
+}
+
 /** Kinds `client.resource("ConfigMap")` accepts, with their types. */
 export interface BuiltinKinds {
   ConfigMap: ConfigMap;
@@ -96,10 +106,11 @@ export class Client {
   readonly transport: Transport;
   readonly #rest: RestClient;
 
-  constructor(
-    transport: Transport,
-    options: Omit<ClientOptions, "url" | "kubeconfig" | "context" | "transport"> = {},
-  ) {
+  constructor(options: ClientConstructorOptions) {
+    const transport = options?.transport;
+    if (typeof transport?.request !== "function") {
+      throw new InvalidOptionError("Client", "transport", transport, "must be a Transport");
+    }
     this.transport = transport;
     this.#rest = new RestClient(transport, {
       ...(options.clock === undefined ? {} : { clock: options.clock }),
@@ -131,7 +142,11 @@ export class Client {
     options: ResourceOptions = {},
   ): ResourceClient<KubeObject> {
     const def = typeof kindOrDefinition === "string" ? builtin(kindOrDefinition) : kindOrDefinition;
-    return new ResourceClient(this.#rest, def, options.namespace);
+    return new ResourceClient({
+      rest: this.#rest,
+      definition: def,
+      ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+    });
   }
 
   /**
@@ -185,10 +200,20 @@ function builtin(kind: string): ResourceDefinition {
 export function createClient(options: ClientOptions = {}): Client {
   const given = [options.url, options.kubeconfig, options.transport].filter((v) => v !== undefined);
   if (given.length > 1) {
-    throw new TypeError("createClient: give at most one of url, kubeconfig and transport");
+    throw new InvalidOptionError(
+      "createClient",
+      "url",
+      options.url,
+      "must not be given with kubeconfig or transport (give at most one of the three)",
+    );
   }
   if (options.token !== undefined && options.url === undefined) {
-    throw new TypeError("createClient: token goes with url (a kubeconfig carries its own)");
+    throw new InvalidOptionError(
+      "createClient",
+      "token",
+      "(a token)",
+      "goes with url (a kubeconfig carries its own)",
+    );
   }
   let transport: Transport;
   const http = options.streamThread === undefined ? {} : { streamThread: options.streamThread };
@@ -204,7 +229,7 @@ export function createClient(options: ClientOptions = {}): Client {
       kubeConfigTransport(await loadKubeConfig(path, options.context), http),
     );
   }
-  return new Client(transport, options);
+  return new Client({ ...options, transport });
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ApiError } from "../core/index.ts";
+import { ApiError, InvalidOptionError } from "../core/index.ts";
 import { type CustomResourceDefinition, customResourceDefinitions } from "../resources/index.ts";
 import { startFaultProxy, startTestServer } from "../testing/index.ts";
 import { createClient } from "./client.ts";
@@ -61,7 +61,7 @@ describe("DiscoveryClient", () => {
   it("lists the groups, core first, each with its preferred version first", async () => {
     await using s = await startTestServer({ controllers: false });
     await using client = createClient({ url: s.url });
-    const groups = await new DiscoveryClient(client).groups();
+    const groups = await new DiscoveryClient({ client }).groups();
     assert.deepEqual(groups[0], { name: "", versions: ["v1"], preferredVersion: "v1" });
     const names = groups.map((g) => g.name);
     for (const g of ["apps", "coordination.k8s.io", "events.k8s.io", "apiextensions.k8s.io"]) {
@@ -72,7 +72,7 @@ describe("DiscoveryClient", () => {
   it("describes each resource of a group version: scope, verbs, names, subresources", async () => {
     await using s = await startTestServer({ controllers: false });
     await using client = createClient({ url: s.url });
-    const core = await new DiscoveryClient(client.transport).resourcesFor("v1");
+    const core = await new DiscoveryClient({ client: client.transport }).resourcesFor("v1");
     const ns = core.find((r) => r.plural === "namespaces")!;
     assert.equal(ns.kind, "Namespace");
     assert.equal(ns.scope, "Cluster");
@@ -95,7 +95,7 @@ describe("DiscoveryClient", () => {
     await using s = await startTestServer({ controllers: false });
     await establish(s.url, widgetsCrd);
     await using client = createClient({ url: s.url });
-    const d = await new DiscoveryClient(client).discover();
+    const d = await new DiscoveryClient({ client }).discover();
     assert.equal(d.failed.size, 0);
     const widgets = d.resources.filter((r) => r.group === "example.com");
     assert.deepEqual(widgets.map((r) => r.version).sort(), ["v1", "v1beta1"]);
@@ -115,7 +115,7 @@ describe("DiscoveryClient", () => {
     await using proxy = await startFaultProxy({ target: s.url });
     proxy.failRequests({ status: 503, match: (r) => r.path === "/apis/apps/v1" });
     await using client = createClient({ url: proxy.url });
-    const d = await new DiscoveryClient(client, { retry: { maxRetries: 0 } }).discover();
+    const d = await new DiscoveryClient({ client, retry: { maxRetries: 0 } }).discover();
     assert.deepEqual([...d.failed.keys()], ["apps/v1"]);
     const err = d.failed.get("apps/v1");
     assert.ok(err instanceof ApiError && err.code === 503);
@@ -128,7 +128,7 @@ describe("DiscoveryClient", () => {
     await using proxy = await startFaultProxy({ target: s.url });
     proxy.failRequests({ status: 500, match: (r) => r.path === "/apis" });
     await using client = createClient({ url: proxy.url });
-    const discovery = new DiscoveryClient(client, { retry: { maxRetries: 0 } });
+    const discovery = new DiscoveryClient({ client, retry: { maxRetries: 0 } });
     await assert.rejects(
       discovery.discover(),
       (err) => err instanceof ApiError && err.code === 500,
@@ -140,7 +140,7 @@ describe("DiscoveryClient", () => {
     await using proxy = await startFaultProxy({ target: s.url });
     proxy.failRequests({ status: 503, count: 1, match: (r) => r.path === "/api/v1" });
     await using client = createClient({ url: proxy.url });
-    const discovery = new DiscoveryClient(client, { retry: { initialDelayMs: 1, maxRetries: 2 } });
+    const discovery = new DiscoveryClient({ client, retry: { initialDelayMs: 1, maxRetries: 2 } });
     const core = await discovery.resourcesFor("v1");
     assert.ok(core.some((r) => r.plural === "pods"));
   });
@@ -151,10 +151,10 @@ describe("DiscoveryClient", () => {
     const ac = new AbortController();
     const reason = new Error("stop");
     ac.abort(reason);
-    await assert.rejects(new DiscoveryClient(client).discover({ signal: ac.signal }), reason);
-    assert.throws(() => new DiscoveryClient({} as never), TypeError);
+    await assert.rejects(new DiscoveryClient({ client }).discover({ signal: ac.signal }), reason);
+    assert.throws(() => new DiscoveryClient({} as never), InvalidOptionError);
     assert.throws(
-      () => new DiscoveryClient(client, { retry: { maxRetries: -1 } }),
+      () => new DiscoveryClient({ client, retry: { maxRetries: -1 } }),
       /retry\.maxRetries/,
     );
   });

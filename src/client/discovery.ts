@@ -4,7 +4,7 @@
  * Controllers that act on every kind (the garbage collector, the namespace controller) start
  * here.
  */
-import { type Clock, parseApiVersion } from "../core/index.ts";
+import { type Clock, InvalidOptionError, parseApiVersion } from "../core/index.ts";
 import { type ResourceDefinition, resourceDefinition } from "../resources/index.ts";
 import type { Client } from "./client.ts";
 import type { CallOptions } from "./request-options.ts";
@@ -48,6 +48,8 @@ export interface Discovery {
 
 /** Options for {@link DiscoveryClient}. */
 export interface DiscoveryClientOptions {
+  /** Where discovery is read: a Client, or a Transport. */
+  client: Client | Transport;
   /** Waits between retries run on this clock. @default realClock */
   clock?: Clock;
   /** Retries of discovery reads. @default the client's defaults (5 retries) */
@@ -73,7 +75,7 @@ const MAX_BYTES = 16 * 1024 * 1024;
  *
  * @example
  * ```ts
- * const discovery = new DiscoveryClient(client);
+ * const discovery = new DiscoveryClient({ client });
  * const { preferred } = await discovery.discover();
  * const deletable = preferred.filter((r) => r.verbs.includes("delete"));
  * ```
@@ -81,11 +83,20 @@ const MAX_BYTES = 16 * 1024 * 1024;
 export class DiscoveryClient {
   readonly #rest: RestClient;
 
-  constructor(client: Client | Transport, options: DiscoveryClientOptions = {}) {
+  constructor(options: DiscoveryClientOptions) {
+    const client = options?.client;
     // Duck-typed, so that a Client from another copy of the package works too.
-    const transport = "transport" in client ? (client as Client).transport : client;
+    const transport =
+      client !== null && typeof client === "object" && "transport" in client
+        ? client.transport
+        : client;
     if (typeof transport?.request !== "function") {
-      throw new TypeError("DiscoveryClient: pass a Client or a Transport");
+      throw new InvalidOptionError(
+        "DiscoveryClient",
+        "client",
+        client,
+        "must be a Client or a Transport",
+      );
     }
     this.#rest = new RestClient(transport, {
       ...(options.clock === undefined ? {} : { clock: options.clock }),

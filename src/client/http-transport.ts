@@ -6,7 +6,7 @@
  * default (`streamThread`).
  */
 import { Agent, type Dispatcher } from "undici";
-import { checkNumber } from "../core/index.ts";
+import { checkNumber, InvalidOptionError } from "../core/index.ts";
 import { DispatchedBody, dispatchedResponse } from "./dispatched-body.ts";
 import type { StreamOpen, StreamWorkerConfig } from "./stream-protocol.ts";
 import { StreamWorkerClient } from "./stream-worker-client.ts";
@@ -106,13 +106,11 @@ export class HttpTransport implements Transport {
     let url: URL;
     try {
       url = new URL(options.url);
-    } catch (cause) {
-      throw new TypeError(`${owner}: option url must be an absolute URL, got ${options.url}`, {
-        cause,
-      });
+    } catch {
+      throw new InvalidOptionError(owner, "url", options.url, "must be an absolute URL");
     }
     if (url.protocol !== "http:" && url.protocol !== "https:") {
-      throw new TypeError(`${owner}: option url must be http(s), got ${options.url}`);
+      throw new InvalidOptionError(owner, "url", options.url, "must be http(s)");
     }
     const ms = (name: string, value: number) =>
       checkNumber(owner, name, value, { min: 0, integer: true });
@@ -125,8 +123,11 @@ export class HttpTransport implements Transport {
       streamThread: options.streamThread ?? "main",
     };
     if (this.#options.streamThread !== "worker" && this.#options.streamThread !== "main") {
-      throw new TypeError(
-        `${owner}: option streamThread must be "worker" or "main", got ${String(options.streamThread)}`,
+      throw new InvalidOptionError(
+        owner,
+        "streamThread",
+        options.streamThread,
+        'must be "worker" or "main"',
       );
     }
     const tls = {

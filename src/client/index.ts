@@ -6,6 +6,7 @@
 export {
   type BuiltinKinds,
   Client,
+  type ClientConstructorOptions,
   type ClientOptions,
   createClient,
   type ResourceOptions,
@@ -40,7 +41,7 @@ export type {
   WatchOptions,
   WriteOptions,
 } from "./request-options.ts";
-export { ResourceClient } from "./resource-client.ts";
+export { ResourceClient, type ResourceClientOptions } from "./resource-client.ts";
 export type { RetryOptions } from "./retry.ts";
 export {
   type HttpMethod,

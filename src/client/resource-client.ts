@@ -4,6 +4,7 @@
  */
 import {
   ApiError,
+  InvalidOptionError,
   isGone,
   type KubeList,
   type KubeObject,
@@ -40,6 +41,16 @@ const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
 
 const JSON_BODY = { "content-type": "application/json" };
 
+/** Options for {@link ResourceClient} (`client.resource(...)` makes them). */
+export interface ResourceClientOptions<T extends KubeObject> {
+  /** The client's request layer. */
+  rest: RestClient;
+  /** The resource this client reads and writes. */
+  definition: ResourceDefinition<T>;
+  /** For a namespaced kind, the namespace every call acts in. @default unbound (all namespaces) */
+  namespace?: string;
+}
+
 /**
  * A typed client for one resource. Namespaced kinds: bound to a namespace, every call acts in
  * it; unbound, `list`/`watch` span all namespaces and object calls take the namespace from the
@@ -57,7 +68,16 @@ export class ResourceClient<T extends KubeObject> {
   readonly #expect: ExpectedKind;
   readonly #typeMetaPrefix: string;
 
-  constructor(rest: RestClient, definition: ResourceDefinition<T>, namespace?: string) {
+  constructor(options: ResourceClientOptions<T>) {
+    const { rest, definition, namespace } = options;
+    if (typeof definition?.plural !== "string" || typeof definition.kind !== "string") {
+      throw new InvalidOptionError(
+        "ResourceClient",
+        "definition",
+        definition,
+        "must be a resource",
+      );
+    }
     this.#rest = rest;
     this.definition = definition;
     this.namespace = isNamespaced(definition) ? namespace : undefined;
@@ -67,7 +87,7 @@ export class ResourceClient<T extends KubeObject> {
 
   /** The same client bound to `namespace`. */
   inNamespace(namespace: string): ResourceClient<T> {
-    return new ResourceClient(this.#rest, this.definition, namespace);
+    return new ResourceClient({ rest: this.#rest, definition: this.definition, namespace });
   }
 
   /** Reads one object. NotFound is an `ApiError` (`isNotFound`). */

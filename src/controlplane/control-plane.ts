@@ -83,7 +83,8 @@ export class ControlPlane {
     const m = this.manager;
     // Discovery failures are reported and retried by the controllers' own backoff, so reads
     // retry briefly (or as the client options say).
-    const discovery = new DiscoveryClient(this.#client, {
+    const discovery = new DiscoveryClient({
+      client: this.#client,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       retry: options.clientOptions?.retry ?? { maxRetries: 2, initialDelayMs: 100 },
     });

@@ -44,7 +44,7 @@ describe("ResourceMonitors", () => {
     await using client = createClient({ url: s.url });
     const cms = client.resource(configMaps, { namespace: "default" });
     await cms.create({ metadata: { name: "a", finalizers: ["x/y"] }, data: { big: "value" } });
-    const { preferred } = await new DiscoveryClient(client).discover();
+    const { preferred } = await new DiscoveryClient({ client }).discover();
     const byPlural = (p: string) => preferred.find((r) => r.plural === p) as DiscoveredResource;
     const r = recorder();
     let synced = 0;

@@ -1,3 +1,4 @@
+import { InvalidOptionError } from "./options.ts";
 import { SelectorError } from "./selector-error.ts";
 
 /** A field selector operator. `=` and `==` mean the same. */
@@ -18,7 +19,17 @@ export interface FieldRequirement {
 export class FieldSelector {
   readonly requirements: readonly FieldRequirement[];
 
-  constructor(requirements: readonly FieldRequirement[]) {
+  /** Usually made by {@link parseFieldSelector}. */
+  constructor(options: { requirements: readonly FieldRequirement[] }) {
+    const requirements = options?.requirements;
+    if (!Array.isArray(requirements)) {
+      throw new InvalidOptionError(
+        "FieldSelector",
+        "requirements",
+        requirements,
+        "must be an array",
+      );
+    }
     this.requirements = requirements;
   }
 
@@ -52,7 +63,7 @@ export class FieldSelector {
   }
 }
 
-const EVERYTHING = new FieldSelector([]);
+const EVERYTHING = new FieldSelector({ requirements: [] });
 
 function escapeTerm(s: string): string {
   return s.replace(/[\\,=]/g, (c) => `\\${c}`);
@@ -123,5 +134,5 @@ export function parseFieldSelector(input: string): FieldSelector {
     requirements.push({ field, operator, value });
     i++; // past the ","
   }
-  return new FieldSelector(requirements);
+  return new FieldSelector({ requirements });
 }

@@ -8,9 +8,9 @@ export { Backoff, type BackoffOptions } from "./backoff.ts";
 export { type CancelTimer, type Clock, realClock } from "./clock.ts";
 export {
   ApiError,
-  errors,
   errnoCode,
   errorMessage,
+  errors,
   type GroupResource,
   isAlreadyExists,
   isConflict,
@@ -19,8 +19,8 @@ export {
   isNotFound,
   isTerminal,
   isTooManyRequests,
-  TerminalError,
   statusCode,
+  TerminalError,
 } from "./errors.ts";
 export {
   type FieldOperator,
@@ -90,7 +90,12 @@ export {
   type WatchEventType,
   type WireWatchEvent,
 } from "./objects.ts";
-export { checkNumber, InvalidOptionError, type NumberBounds } from "./options.ts";
+export {
+  checkFunction,
+  checkNumber,
+  InvalidOptionError,
+  type NumberBounds,
+} from "./options.ts";
 export { preciseClock } from "./precise-clock.ts";
 export { SelectorError } from "./selector-error.ts";
 export {

@@ -38,7 +38,10 @@ describe("object keys", () => {
 
   it("keys a tombstone by the key it carries", () => {
     const obj = { metadata: { namespace: "prod", name: "web" } };
-    assert.equal(deletionHandlingKey(new DeletedFinalStateUnknown("prod/web", obj)), "prod/web");
+    assert.equal(
+      deletionHandlingKey(new DeletedFinalStateUnknown({ key: "prod/web", obj })),
+      "prod/web",
+    );
     assert.equal(deletionHandlingKey(obj), "prod/web");
   });
 });

@@ -1,4 +1,5 @@
 import type { KubeObject } from "./objects.ts";
+import { InvalidOptionError } from "./options.ts";
 
 /**
  * Object keys, as client-go's `MetaNamespaceKeyFunc` makes them: `namespace/name` for a
@@ -55,9 +56,17 @@ export class DeletedFinalStateUnknown<T extends KubeObject = KubeObject> {
   readonly key: string;
   readonly obj: T;
 
-  constructor(key: string, obj: T) {
-    this.key = key;
-    this.obj = obj;
+  constructor(options: { key: string; obj: T }) {
+    if (typeof options?.key !== "string") {
+      throw new InvalidOptionError(
+        "DeletedFinalStateUnknown",
+        "key",
+        options?.key,
+        "must be a string",
+      );
+    }
+    this.key = options.key;
+    this.obj = options.obj;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { LabelSelector as LabelSelectorSpec } from "kubernetes-types/meta/v1.js";
+import { InvalidOptionError } from "./options.ts";
 import { SelectorError } from "./selector-error.ts";
 import { checkLabelValue, checkQualifiedName } from "./validation.ts";
 
@@ -20,7 +21,17 @@ export interface LabelRequirement {
 export class LabelSelector {
   readonly requirements: readonly LabelRequirement[];
 
-  constructor(requirements: readonly LabelRequirement[]) {
+  /** Usually made by {@link parseLabelSelector} or {@link labelSelectorFromSpec}. */
+  constructor(options: { requirements: readonly LabelRequirement[] }) {
+    const requirements = options?.requirements;
+    if (!Array.isArray(requirements)) {
+      throw new InvalidOptionError(
+        "LabelSelector",
+        "requirements",
+        requirements,
+        "must be an array",
+      );
+    }
     this.requirements = [...requirements].sort((a, b) =>
       a.key < b.key ? -1 : a.key > b.key ? 1 : 0,
     );
@@ -50,7 +61,7 @@ export class LabelSelector {
   }
 }
 
-const EVERYTHING = new LabelSelector([]);
+const EVERYTHING = new LabelSelector({ requirements: [] });
 
 function requirementMatches(
   r: LabelRequirement,
@@ -246,7 +257,7 @@ export function parseLabelSelector(input: string): LabelSelector {
     if (peek().kind === "end")
       fail(peek().pos, "found end of input, expected a requirement after ','");
   }
-  return new LabelSelector(requirements);
+  return new LabelSelector({ requirements });
 }
 
 /**
@@ -310,5 +321,5 @@ export function labelSelectorFromSpec(spec: LabelSelectorSpec | undefined): Labe
         );
     }
   });
-  return new LabelSelector(requirements);
+  return new LabelSelector({ requirements });
 }

@@ -56,3 +56,14 @@ export function checkNumber(
   if (bounds.max !== undefined && value > bounds.max) fail(`must be <= ${bounds.max}`);
   return value;
 }
+
+/**
+ * Returns `value` if it is undefined or a function; throws an {@link InvalidOptionError} naming
+ * the option otherwise.
+ */
+export function checkFunction<F>(owner: string, option: string, value: F): F {
+  if (value !== undefined && typeof value !== "function") {
+    throw new InvalidOptionError(owner, option, value, "must be a function");
+  }
+  return value;
+}

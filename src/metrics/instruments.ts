@@ -13,15 +13,20 @@ export interface Instruments {
   ): Histogram<L>;
 }
 
+/** Returns `registry` if it is a prom-client Registry; throws an {@link InvalidOptionError} otherwise. */
+export function checkRegistry(owner: string, registry: Registry | undefined): Registry {
+  if (typeof registry?.registerMetric !== "function") {
+    throw new InvalidOptionError(owner, "registry", registry, "must be a prom-client Registry");
+  }
+  return registry;
+}
+
 /**
  * Checks that `registry` is a prom-client Registry (an {@link InvalidOptionError} naming
  * `owner`'s `registry` option otherwise) and returns the makers of metrics registered on it.
  */
 export function instrumentsOn(owner: string, registry: Registry | undefined): Instruments {
-  if (typeof registry?.registerMetric !== "function") {
-    throw new InvalidOptionError(owner, "registry", registry, "must be a prom-client Registry");
-  }
-  const registers = [registry];
+  const registers = [checkRegistry(owner, registry)];
   return {
     counter: (name, help, labelNames) =>
       new Counter({ name, help, labelNames: [...labelNames], registers }),

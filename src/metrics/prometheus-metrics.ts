@@ -1,14 +1,16 @@
 import { collectDefaultMetrics, Registry } from "prom-client";
-import type {
-  ControllerMetrics,
-  InformerMetrics,
-  MetricsExposition,
-  MetricsProvider,
-  QueueMetrics,
-  QueueProbe,
+import {
+  type ControllerMetrics,
+  type InformerMetrics,
+  InvalidOptionError,
+  type MetricsExposition,
+  type MetricsProvider,
+  type QueueMetrics,
+  type QueueProbe,
 } from "../core/index.ts";
 import { PrometheusControllerMetrics } from "./controller-metrics.ts";
 import { PrometheusInformerMetrics } from "./informer-metrics.ts";
+import { checkRegistry } from "./instruments.ts";
 import { WorkqueueMetricsProvider } from "./workqueue-metrics.ts";
 
 /** Options for {@link PrometheusMetrics}. */
@@ -50,7 +52,17 @@ export class PrometheusMetrics implements MetricsProvider {
   readonly #controllers: PrometheusControllerMetrics;
 
   constructor(options: PrometheusMetricsOptions = {}) {
-    const registry = options.registry ?? new Registry();
+    const owner = "PrometheusMetrics";
+    const registry =
+      options.registry === undefined ? new Registry() : checkRegistry(owner, options.registry);
+    if (options.processMetrics !== undefined && typeof options.processMetrics !== "boolean") {
+      throw new InvalidOptionError(
+        owner,
+        "processMetrics",
+        options.processMetrics,
+        "must be a boolean",
+      );
+    }
     this.#queues = new WorkqueueMetricsProvider({
       registry,
       ...(options.maxPriorityLabels === undefined

@@ -1,4 +1,4 @@
-import type { CancelTimer, Clock } from "../core/index.ts";
+import { type CancelTimer, type Clock, checkNumber } from "../core/index.ts";
 import { Heap, type HeapNode } from "../core/internal.ts";
 
 interface FakeTimer {
@@ -36,7 +36,7 @@ export class FakeClock implements Clock {
   readonly #timers = new Heap<FakeTimer>(earlier);
 
   constructor(options: FakeClockOptions = {}) {
-    this.#now = options.startMs ?? Date.UTC(2026, 0, 1);
+    this.#now = checkNumber("FakeClock", "startMs", options.startMs ?? Date.UTC(2026, 0, 1), {});
   }
 
   now(): number {

@@ -12,12 +12,13 @@ import {
   ApiError,
   errors,
   INITIAL_EVENTS_END_ANNOTATION,
+  InvalidOptionError,
   type KubeObject,
   objectKey,
   type WatchEvent,
 } from "../core/index.ts";
-
 import { RingBuffer } from "../core/internal.ts";
+
 /** Options for {@link FakeListerWatcher}. */
 export interface FakeListerWatcherOptions {
   /** Kind and apiVersion stamped on bookmarks. @default "ConfigMap", "v1" */
@@ -112,6 +113,12 @@ export class FakeListerWatcher<T extends KubeObject> implements ListerWatcher<T>
   #callWaiters: { n: number; resolve: () => void }[] = [];
 
   constructor(options: FakeListerWatcherOptions = {}) {
+    for (const name of ["kind", "apiVersion"] as const) {
+      const v = options[name];
+      if (v !== undefined && (typeof v !== "string" || v === "")) {
+        throw new InvalidOptionError("FakeListerWatcher", name, v, "must be a non-empty string");
+      }
+    }
     this.#kind = options.kind ?? "ConfigMap";
     this.#apiVersion = options.apiVersion ?? "v1";
     this.supportsWatchList = options.supportsWatchList ?? true;

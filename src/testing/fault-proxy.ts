@@ -23,7 +23,7 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { type Clock, realClock } from "../core/index.ts";
+import { type Clock, checkNumber, InvalidOptionError, realClock } from "../core/index.ts";
 import {
   answer,
   type Counted,
@@ -82,9 +82,17 @@ export class FaultProxy implements AsyncDisposable {
 
   /** Listens on nothing until {@link listen}; {@link startFaultProxy} does both. */
   constructor(options: FaultProxyOptions) {
-    this.#target = new URL(options.target);
+    try {
+      this.#target = new URL(options.target);
+    } catch {
+      throw new InvalidOptionError("FaultProxy", "target", options.target, "must be a URL");
+    }
     this.#clock = options.clock ?? realClock;
-    this.#port = options.port ?? 0;
+    this.#port = checkNumber("FaultProxy", "port", options.port ?? 0, {
+      min: 0,
+      max: 65535,
+      integer: true,
+    });
     this.#server = this.#makeServer();
   }
 

@@ -26,6 +26,7 @@ export {
   ItemFastSlowRateLimiter,
   type ItemFastSlowRateLimiterOptions,
   MaxOfRateLimiter,
+  type MaxOfRateLimiterOptions,
   MaxWaitRateLimiter,
   type MaxWaitRateLimiterOptions,
 } from "./rate-limiters.ts";

@@ -1,40 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { QueueMetrics, QueueMetricsProvider, QueueProbe } from "../core/index.ts";
 import { FakeClock } from "../testing/index.ts";
 import { PriorityQueue } from "./priority-queue.ts";
 import { Queue } from "./queue.ts";
+import { RecordingProvider } from "./queue-model.test-helper.ts";
 import { RateLimitingQueue } from "./rate-limiting-queue.ts";
 import { TwoLaneStrategy } from "./two-lane-strategy.ts";
-
-/** A provider that records every instrument call, per queue name. */
-class RecordingProvider implements QueueMetricsProvider {
-  readonly names: string[] = [];
-  probe: QueueProbe | undefined;
-  depth = 0;
-  adds = 0;
-  retries = 0;
-  waiting = 0;
-  readonly queueDurations: number[] = [];
-  readonly workDurations: number[] = [];
-  readonly byPriority = new Map<number, number>();
-
-  newQueueMetrics(name: string, probe: QueueProbe): QueueMetrics {
-    this.names.push(name);
-    this.probe = probe;
-    const move = (p: number, by: number) =>
-      this.byPriority.set(p, (this.byPriority.get(p) ?? 0) + by);
-    return {
-      depth: { inc: () => this.depth++, dec: () => this.depth-- },
-      adds: { inc: () => this.adds++ },
-      queueDuration: { observe: (s) => this.queueDurations.push(s) },
-      workDuration: { observe: (s) => this.workDurations.push(s) },
-      retries: { inc: () => this.retries++ },
-      waiting: { inc: () => this.waiting++, dec: () => this.waiting-- },
-      priorityDepth: { inc: (p) => move(p, 1), dec: (p) => move(p, -1) },
-    };
-  }
-}
 
 function setup() {
   const clock = new FakeClock();

@@ -1,3 +1,4 @@
+import { InvalidOptionError } from "../core/index.ts";
 import { PriorityStrategy } from "./priority-strategy.ts";
 import type { QueueGetOptions, QueueOptions } from "./queue.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
@@ -65,16 +66,16 @@ export class PriorityQueue<T extends NonNullable<unknown> = string> extends Rate
   /**
    * Adds `item` with a priority, a delay, or rate limiting (see {@link PriorityAddOptions});
    * without options it is `Queue.add` at priority 0. Ignored after shutdown.
-   * @throws {RangeError} if `priority` is not an integer or `afterMs` is not a number.
+   * @throws {InvalidOptionError} if `priority` is not an integer or `afterMs` is not a number.
    */
   override add(item: T, options?: PriorityAddOptions): void {
     const priority = options?.priority ?? 0;
     if (!Number.isSafeInteger(priority)) {
-      throw new RangeError(`PriorityQueue.add: priority must be an integer, got ${priority}`);
+      throw new InvalidOptionError("PriorityQueue.add", "priority", priority, "must be an integer");
     }
     let delayMs = options?.afterMs ?? 0;
     if (typeof delayMs !== "number" || Number.isNaN(delayMs)) {
-      throw new RangeError(`PriorityQueue.add: afterMs must be a number, got ${delayMs}`);
+      throw new InvalidOptionError("PriorityQueue.add", "afterMs", delayMs, "must be a number");
     }
     if (this.shuttingDown) return;
     if (options?.rateLimited === true) {

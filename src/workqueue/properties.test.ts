@@ -221,8 +221,8 @@ async function agreesWithModel(subject: Subject, ops: Op[]): Promise<void> {
     assert.equal(metrics.adds, m.adds, "workqueue_adds_total counts items becoming dirty");
     assert.equal(metrics.retries, m.retries, "workqueue_retries_total counts every addAfter");
     assert.equal(metrics.waiting, m.waiting.size, "workqueue_waiting counts waiting items");
-    assert.equal(metrics.queueDurations, handOuts, "one queue duration per hand-out");
-    assert.equal(metrics.workDurations, dones, "one work duration per done");
+    assert.equal(metrics.queueDurations.length, handOuts, "one queue duration per hand-out");
+    assert.equal(metrics.workDurations.length, dones, "one work duration per done");
     if (subject.priority) {
       assert.deepEqual(
         [...metrics.byPriority].filter(([, n]) => n !== 0),

@@ -159,26 +159,31 @@ export class Model {
   }
 }
 
-/** A provider that keeps the current value of every instrument of one queue. */
+/**
+ * A provider that keeps the current value of every instrument, the names of the queues it
+ * was asked for, and every duration observed.
+ */
 export class RecordingProvider implements QueueMetricsProvider {
+  readonly names: string[] = [];
   probe: QueueProbe | undefined;
   depth = 0;
   adds = 0;
   retries = 0;
   waiting = 0;
-  queueDurations = 0;
-  workDurations = 0;
+  readonly queueDurations: number[] = [];
+  readonly workDurations: number[] = [];
   readonly byPriority = new Map<number, number>();
 
-  newQueueMetrics(_name: string, probe: QueueProbe): QueueMetrics {
+  newQueueMetrics(name: string, probe: QueueProbe): QueueMetrics {
+    this.names.push(name);
     this.probe = probe;
     const move = (p: number, by: number) =>
       this.byPriority.set(p, (this.byPriority.get(p) ?? 0) + by);
     return {
       depth: { inc: () => this.depth++, dec: () => this.depth-- },
       adds: { inc: () => this.adds++ },
-      queueDuration: { observe: () => this.queueDurations++ },
-      workDuration: { observe: () => this.workDurations++ },
+      queueDuration: { observe: (s) => this.queueDurations.push(s) },
+      workDuration: { observe: (s) => this.workDurations.push(s) },
       retries: { inc: () => this.retries++ },
       waiting: { inc: () => this.waiting++, dec: () => this.waiting-- },
       priorityDepth: { inc: (p) => move(p, 1), dec: (p) => move(p, -1) },

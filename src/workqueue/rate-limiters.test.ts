@@ -189,10 +189,12 @@ describe("BucketRateLimiter", () => {
 
 describe("MaxOfRateLimiter", () => {
   it("asks every limiter and returns the largest delay and count", () => {
-    const l = new MaxOfRateLimiter<string>(
-      new ItemFastSlowRateLimiter({ fastDelayMs: 5, slowDelayMs: 3000, maxFastAttempts: 3 }),
-      new ItemExponentialFailureRateLimiter({ baseDelayMs: 1, maxDelayMs: 1000 }),
-    );
+    const l = new MaxOfRateLimiter<string>({
+      limiters: [
+        new ItemFastSlowRateLimiter({ fastDelayMs: 5, slowDelayMs: 3000, maxFastAttempts: 3 }),
+        new ItemExponentialFailureRateLimiter({ baseDelayMs: 1, maxDelayMs: 1000 }),
+      ],
+    });
     assert.deepEqual(
       times(5, () => l.when("one")),
       [5, 5, 5, 3000, 3000],
@@ -203,10 +205,15 @@ describe("MaxOfRateLimiter", () => {
   });
 
   it("rejects no limiters and a limiter missing a method", () => {
-    rejectsOption(() => new MaxOfRateLimiter(), "MaxOfRateLimiter", "limiters", "none");
+    rejectsOption(
+      () => new MaxOfRateLimiter({ limiters: [] }),
+      "MaxOfRateLimiter",
+      "limiters",
+      "none",
+    );
     const broken = { when: () => 0 } as unknown as RateLimiter<string>;
     assert.throws(
-      () => new MaxOfRateLimiter(new ItemExponentialFailureRateLimiter(), broken),
+      () => new MaxOfRateLimiter({ limiters: [new ItemExponentialFailureRateLimiter(), broken] }),
       /option limiters\[1\] must be a RateLimiter \(missing forget, numRequeues\)/,
     );
   });

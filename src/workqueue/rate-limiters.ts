@@ -97,6 +97,12 @@ export class ItemFastSlowRateLimiter<T> implements RateLimiter<T> {
   }
 }
 
+/** Options for {@link MaxOfRateLimiter}. */
+export interface MaxOfRateLimiterOptions<T> {
+  /** The limiters asked on every `when`; at least one. */
+  limiters: readonly RateLimiter<T>[];
+}
+
 /**
  * The largest delay of several limiters (client-go's `MaxOfRateLimiter`). Every limiter is asked
  * on every `when`, so each counts the failure (and a bucket spends a token); `numRequeues` is the
@@ -105,19 +111,20 @@ export class ItemFastSlowRateLimiter<T> implements RateLimiter<T> {
 export class MaxOfRateLimiter<T> implements RateLimiter<T> {
   readonly #limiters: readonly RateLimiter<T>[];
 
-  constructor(...limiters: RateLimiter<T>[]) {
-    if (limiters.length === 0) {
+  constructor(options: MaxOfRateLimiterOptions<T>) {
+    const limiters = options?.limiters;
+    if (!Array.isArray(limiters) || limiters.length === 0) {
       throw new InvalidOptionError(
         "MaxOfRateLimiter",
         "limiters",
-        "none",
+        Array.isArray(limiters) ? "none" : limiters,
         "must name at least one",
       );
     }
     limiters.forEach((l, i) => {
       checkRateLimiter("MaxOfRateLimiter", `limiters[${i}]`, l);
     });
-    this.#limiters = limiters;
+    this.#limiters = [...limiters];
   }
 
   when(item: T): number {
@@ -200,12 +207,14 @@ export interface DefaultControllerRateLimiterOptions {
 export function defaultControllerRateLimiter<T>(
   options: DefaultControllerRateLimiterOptions = {},
 ): RateLimiter<T> {
-  return new MaxOfRateLimiter<T>(
-    new ItemExponentialFailureRateLimiter<T>({ baseDelayMs: 5, maxDelayMs: 1_000_000 }),
-    new BucketRateLimiter<T>({
-      qps: 10,
-      burst: 100,
-      ...(options.clock && { clock: options.clock }),
-    }),
-  );
+  return new MaxOfRateLimiter<T>({
+    limiters: [
+      new ItemExponentialFailureRateLimiter<T>({ baseDelayMs: 5, maxDelayMs: 1_000_000 }),
+      new BucketRateLimiter<T>({
+        qps: 10,
+        burst: 100,
+        ...(options.clock && { clock: options.clock }),
+      }),
+    ],
+  });
 }

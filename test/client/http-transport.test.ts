@@ -140,7 +140,7 @@ describe("HttpTransport: the stream worker", () => {
   it("refuses a streamThread that is neither worker nor main", () => {
     assert.throws(
       () => new HttpTransport({ url: "http://x", streamThread: "both" as "main" }),
-      /option streamThread must be "worker" or "main", got both/,
+      /option streamThread must be "worker" or "main", got "both"/,
     );
   });
 

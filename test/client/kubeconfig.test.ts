@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { createClient, loadKubeConfig } from "kontroller/client";
+import { InvalidOptionError } from "kontroller/core";
 import { namespaces } from "kontroller/resources";
 import { sendJson, startFakeServer } from "./fake-server.ts";
 
@@ -99,7 +100,7 @@ describe("createClient with a URL and a token", () => {
   it("refuses a token without a URL, saying where it belongs", () => {
     assert.throws(
       () => createClient({ token: "t0k", kubeconfig: "/nonexistent" }),
-      (err: Error) => err instanceof TypeError && /token goes with url/.test(err.message),
+      (err: Error) => err instanceof InvalidOptionError && /token goes with url/.test(err.message),
     );
   });
 });

@@ -59,10 +59,12 @@ export function parseListParams(
         `fieldSelector metadata.name=${named} conflicts with the name ${JSON.stringify(nameFromPath)} in the URL`,
       );
     }
-    fieldSel = new FieldSelector([
-      ...fieldSel.requirements,
-      { field: "metadata.name", operator: "=", value: nameFromPath },
-    ]);
+    fieldSel = new FieldSelector({
+      requirements: [
+        ...fieldSel.requirements,
+        { field: "metadata.name", operator: "=", value: nameFromPath },
+      ],
+    });
   }
   const watch = truthy(q.get("watch"));
   const rv = q.get("resourceVersion") ?? undefined;

@@ -76,7 +76,7 @@ describe("mini-scheduler: setup and binder", () => {
       201,
       '{"kind":"Status","status":"Success","code":201}',
     );
-    await bindingSubresource(new Client(transport)).bind(pod, "node-a");
+    await bindingSubresource(new Client({ transport })).bind(pod, "node-a");
     assert.equal(requests[0]?.method, "POST");
     assert.equal(requests[0]?.path, "/api/v1/namespaces/shop/pods/web/binding");
     assert.deepEqual(JSON.parse(String(requests[0]?.body)), {
@@ -98,12 +98,13 @@ describe("mini-scheduler: setup and binder", () => {
         message: "already assigned",
       }),
     );
-    await assert.rejects(bindingSubresource(new Client(conflict.transport)).bind(pod, "n"), (err) =>
-      isConflict(err),
+    await assert.rejects(
+      bindingSubresource(new Client({ transport: conflict.transport })).bind(pod, "n"),
+      (err) => isConflict(err),
     );
     const gateway = fakeTransport(502, "<html>bad gateway</html>");
     await assert.rejects(
-      bindingSubresource(new Client(gateway.transport)).bind(pod, "n"),
+      bindingSubresource(new Client({ transport: gateway.transport })).bind(pod, "n"),
       (err: unknown) =>
         err instanceof ApiError && err.code === 502 && /bad gateway/.test(err.message),
     );
