@@ -8,6 +8,7 @@ import {
 import { apiVersionOf, type ResourceDefinition } from "../../resources/index.ts";
 import type { Storage } from "../storage/storage.ts";
 import { jsonEncoder } from "../watchcache/cache-event.ts";
+import { EventLoopTurns } from "../watchcache/event-loop-turns.ts";
 import { WatchCache, type WatchCacheOptions } from "../watchcache/watch-cache.ts";
 import { ClusterIpAllocator } from "./allocators.ts";
 import { builtinSpecs, NAMESPACES_PREFIX } from "./builtin-kinds.ts";
@@ -42,7 +43,7 @@ export interface RegistryOptions {
   readonly watchCache?: Partial<
     Omit<
       WatchCacheOptions,
-      "storage" | "prefix" | "decode" | "attrs" | "kind" | "apiVersion" | "clock"
+      "storage" | "prefix" | "decode" | "attrs" | "kind" | "apiVersion" | "clock" | "turns"
     >
   >;
 }
@@ -64,8 +65,8 @@ export type InstallOptions = Pick<ServedResource, "subresources" | "verbs" | "st
 /**
  * Every resource the server serves, by group, version and plural: the built-in kinds from the
  * start, custom resources as their CRDs are established. One watch cache per storage prefix,
- * shared by the versions served from it. It owns the server's allocators (cluster IPs) and its
- * namespace admission.
+ * shared by the versions served from it. It owns the server's state: its allocators (cluster
+ * IPs), its namespace admission, the event-loop turns its watchers share.
  *
  * Invariant: `#served` and `#caches` change only through `install`/`uninstall`; a cache is
  * closed only when no served resource uses it.
@@ -78,6 +79,8 @@ export class Registry {
   readonly #caches = new Map<string, WatchCache>();
   readonly #namespaces: NamespaceAdmission;
   readonly #clusterIps = new ClusterIpAllocator();
+  /** One counter of event-loop turns for all this server's watchers. */
+  readonly #turns = new EventLoopTurns();
   #started = false;
 
   constructor(options: RegistryOptions) {
@@ -139,6 +142,7 @@ export class Registry {
         storage: this.storage,
         prefix,
         clock: this.clock,
+        turns: this.#turns,
         kind: def.kind,
         apiVersion: extra.storageApiVersion ?? apiVersionOf(def),
         decode: extra.decode ?? decodeFromStorage,

@@ -6,6 +6,7 @@ import {
   type LabelSelector,
 } from "../../core/index.ts";
 import type { CacheEvent, ObjectAttrs, SerializationCounter, WatchEncoder } from "./cache-event.ts";
+import { EventLoopTurns } from "./event-loop-turns.ts";
 import { backlogChunks, type WatchBacklog } from "./watch-backlog.ts";
 
 /** Which objects a watch or list sees. */
@@ -55,25 +56,8 @@ export interface CacheWatcherOptions {
   readonly currentRv: () => number;
   /** Called once when the watcher closes, to unregister it. */
   readonly onClose: (w: CacheWatcher) => void;
-}
-
-/**
- * Turns of the event loop, as far as watchers need to tell them apart: {@link currentTurn}
- * returns the current one and makes sure it ends at the next `setImmediate` — one for every
- * watcher of the process, not one per watcher.
- */
-let turn = 0;
-let turnEnding = false;
-
-function currentTurn(): number {
-  if (!turnEnding) {
-    turnEnding = true;
-    setImmediate(() => {
-      turn++;
-      turnEnding = false;
-    });
-  }
-  return turn;
+  /** The turns of the event loop, shared by the watchers of a server. @default its own */
+  readonly turns?: EventLoopTurns;
 }
 
 /** How long before its deadline a watch gets its last bookmark (kube: 2 s). */
@@ -118,12 +102,15 @@ export class CacheWatcher implements AsyncIterable<Buffer[]> {
   #cancelBookmark: CancelTimer | undefined;
   #cancelDeadline: CancelTimer | undefined;
   #wakeScheduled = false;
-  /** The turn of the event loop ({@link currentTurn}) of the last handover by microtask. */
+  /** The turn of the event loop ({@link EventLoopTurns}) of the last handover by microtask. */
   #handedInTurn = -1;
   readonly #closedWaiters: ((reason: WatchCloseReason) => void)[] = [];
 
+  readonly #turns: EventLoopTurns;
+
   constructor(options: CacheWatcherOptions) {
     this.#o = options;
+    this.#turns = options.turns ?? new EventLoopTurns();
     this.#lastRv = options.startRv;
     const b = options.backlog;
     if (b?.kind === "initial") {
@@ -266,7 +253,7 @@ export class CacheWatcher implements AsyncIterable<Buffer[]> {
     // (it is writing them; what is queued meanwhile goes to it together on the next turn).
     if (
       this.#waiter === undefined &&
-      this.#handedInTurn !== turn &&
+      this.#handedInTurn !== this.#turns.turn &&
       this.#pending.length >= this.#o.maxPending
     ) {
       this.close("slow");
@@ -305,7 +292,7 @@ export class CacheWatcher implements AsyncIterable<Buffer[]> {
       this.#wakeScheduled = false;
       this.#handOver();
     };
-    const now = currentTurn();
+    const now = this.#turns.current();
     if (this.#handedInTurn === now) {
       setImmediate(handOver);
     } else {

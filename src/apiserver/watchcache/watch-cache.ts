@@ -20,6 +20,7 @@ import {
   withResourceVersion,
 } from "./cache-event.ts";
 import { type CacheFilter, CacheWatcher, filterMatches } from "./cache-watcher.ts";
+import { EventLoopTurns } from "./event-loop-turns.ts";
 import type { WatchBacklog } from "./watch-backlog.ts";
 
 /** Delay between attempts to relist after losing the storage watch, while storage fails. */
@@ -54,6 +55,8 @@ export interface WatchCacheOptions {
   readonly freshnessTimeoutMs?: number;
   /** Period of bookmarks for watchers that asked for them. @default 60000 */
   readonly bookmarkIntervalMs?: number;
+  /** The turns of the event loop, shared by the caches of a server. @default its own */
+  readonly turns?: EventLoopTurns;
 }
 
 /** What a watch asks for. */
@@ -103,7 +106,8 @@ export interface WatchCacheStats {
  *   once, in order: those up to `#rv` from the backlog, the later ones live.
  */
 export class WatchCache {
-  readonly #o: Required<Omit<WatchCacheOptions, "clock">>;
+  readonly #o: Required<Omit<WatchCacheOptions, "clock" | "turns">>;
+  readonly #turns: EventLoopTurns;
   readonly #clock: Clock;
   readonly #entries = new SortedMap<CacheEntry>();
   readonly #history = new RingBuffer<CacheEvent>({ initialCapacity: 128 });
@@ -122,6 +126,7 @@ export class WatchCache {
   constructor(options: WatchCacheOptions) {
     const owner = "WatchCache";
     this.#clock = options.clock ?? realClock;
+    this.#turns = options.turns ?? new EventLoopTurns();
     this.#o = {
       ...options,
       historyMinCapacity: checkNumber(
@@ -288,6 +293,7 @@ export class WatchCache {
         : undefined,
       deadline: request.deadline ?? Number.POSITIVE_INFINITY,
       currentRv: () => this.#rv,
+      turns: this.#turns,
       onClose: (closed) => {
         this.#watchers.delete(closed);
         if (closed.closeReason === "slow") this.#slowClosed++;
