@@ -4,6 +4,7 @@ import { applyJsonPatch } from "../patch/json-patch.ts";
 import { applyMergePatch } from "../patch/merge-patch.ts";
 import { applyStrategicMerge } from "../patch/strategic-merge.ts";
 import { subresourceKind } from "../registry/registry.ts";
+import type { UpdateOptions } from "../registry/types.ts";
 import { APPLY_PATCH, serveApply } from "./apply-patch.ts";
 import { decodeObjectBody, duplicatesIn, mediaType, parseJson, unsupported } from "./body.ts";
 import { parseListParams } from "./list-options.ts";
@@ -12,7 +13,7 @@ import { methodNotAllowed, notFound } from "./request-errors.ts";
 import { sendJson, successStatus } from "./respond.ts";
 import type { VerbHandler, VerbRequest } from "./types.ts";
 import { deleteOptionsOf, setWarnings } from "./write-options.ts";
-import { writePreamble } from "./write-preamble.ts";
+import { type WriteRequest, writePreamble } from "./write-preamble.ts";
 
 /*
  * The writing verbs: create, update, patch, delete and deletecollection (kube's
@@ -58,6 +59,29 @@ function checkBodyType(body: Record<string, unknown>, want: BodyType): KubeObjec
   return body as KubeObject;
 }
 
+/**
+ * The options of a create, update or patch (of an object or its `status`): the dry run, field
+ * validation and warnings, the body's duplicate keys, and the request's field management.
+ */
+function objectWrite(
+  v: VerbRequest,
+  w: WriteRequest,
+  duplicateFields: readonly string[],
+): UpdateOptions {
+  const { r, served } = v;
+  return v.ctx.fields.managed(
+    served,
+    {
+      dryRun: w.dryRun,
+      fieldValidation: w.fieldValidation,
+      warnings: v.warnings,
+      duplicateFields,
+      ...(r.subresource ? { subresource: r.subresource } : {}),
+    },
+    w.manager,
+  );
+}
+
 /** POST to a collection, or to a subresource that is created (a pod's `binding`). */
 export const create: VerbHandler = async (v) => {
   const { ctx, res, r, served, warnings } = v;
@@ -71,15 +95,7 @@ export const create: VerbHandler = async (v) => {
   const w = await writePreamble(v, "CreateOptions");
   const body = checkBodyType(decodeObjectBody(w.bytes, w.contentType), bodyTypeOf(v));
   const duplicateFields = duplicatesIn(w.bytes, w.contentType, w.fieldValidation);
-  const created = await served.store.create(
-    r.namespace,
-    body,
-    ctx.fields.managed(
-      served,
-      { dryRun: w.dryRun, fieldValidation: w.fieldValidation, warnings, duplicateFields },
-      w.manager,
-    ),
-  );
+  const created = await served.store.create(r.namespace, body, objectWrite(v, w, duplicateFields));
   setWarnings(res, warnings);
   return sendObject(ctx, res, 201, served, created, w.output, v.query);
 };
@@ -133,17 +149,7 @@ export const update: VerbHandler = async (v) => {
     r.namespace,
     r.name,
     body,
-    ctx.fields.managed(
-      served,
-      {
-        dryRun: w.dryRun,
-        fieldValidation: w.fieldValidation,
-        warnings,
-        duplicateFields,
-        ...(r.subresource ? { subresource: r.subresource } : {}),
-      },
-      w.manager,
-    ),
+    objectWrite(v, w, duplicateFields),
   );
   setWarnings(res, warnings);
   return sendObject(ctx, res, 200, served, updated, w.output, v.query);
@@ -194,17 +200,7 @@ export const patch: VerbHandler = async (v) => {
       }
       return checkBodyType(next as Record<string, unknown>, bodyTypeOf(v));
     },
-    ctx.fields.managed(
-      served,
-      {
-        dryRun: w.dryRun,
-        fieldValidation: w.fieldValidation,
-        warnings,
-        duplicateFields,
-        ...(r.subresource ? { subresource: r.subresource } : {}),
-      },
-      w.manager,
-    ),
+    objectWrite(v, w, duplicateFields),
   );
   setWarnings(res, warnings);
   return sendObject(ctx, res, 200, served, patched, w.output, v.query);

@@ -122,31 +122,25 @@ export class FieldSet {
    * remove the paths below it (see {@link recursiveDifference} for that).
    */
   difference(other: FieldSet): FieldSet {
-    if (other.isEmpty() || this.isEmpty()) return this;
-    const out = new FieldSet();
-    for (const [k, pe] of this.#members) if (!other.#members.has(k)) out.#members.set(k, pe);
-    for (const [k, c] of this.#children) {
-      const theirs = other.#children.get(k);
-      if (theirs === undefined) out.#children.set(k, c);
-      else {
-        const rest = c.set.difference(theirs.set);
-        if (!rest.isEmpty()) out.#children.set(k, { pe: c.pe, set: rest });
-      }
-    }
-    return out;
+    return this.#without(other, false);
   }
 
   /** Like {@link difference}, but a member of `other` also removes everything below it. */
   recursiveDifference(other: FieldSet): FieldSet {
+    return this.#without(other, true);
+  }
+
+  /** The paths not in `other`; with `recursive`, none below a member of `other` either. */
+  #without(other: FieldSet, recursive: boolean): FieldSet {
     if (other.isEmpty() || this.isEmpty()) return this;
     const out = new FieldSet();
     for (const [k, pe] of this.#members) if (!other.#members.has(k)) out.#members.set(k, pe);
     for (const [k, c] of this.#children) {
-      if (other.#members.has(k)) continue;
+      if (recursive && other.#members.has(k)) continue;
       const theirs = other.#children.get(k);
       if (theirs === undefined) out.#children.set(k, c);
       else {
-        const rest = c.set.recursiveDifference(theirs.set);
+        const rest = c.set.#without(theirs.set, recursive);
         if (!rest.isEmpty()) out.#children.set(k, { pe: c.pe, set: rest });
       }
     }

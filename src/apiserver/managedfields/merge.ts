@@ -48,6 +48,17 @@ export function compare(before: unknown, after: unknown, type: TypeNode): Compar
  * added, removed or modified; an object or list item that exists on one side only is added or
  * removed as well as its fields.
  */
+/** One step of the walk into a map or a list: its two values at `path`, and how to treat them. */
+interface Step {
+  readonly lhs: unknown;
+  readonly rhs: unknown;
+  readonly path: PathElement[];
+  /** Only the children count: the value itself is not a leaf of the result sets. */
+  readonly childrenOnly: boolean;
+  /** The old value the leaf rule sees (see `#atom`). */
+  readonly leafLhs: unknown;
+}
+
 class Walker {
   readonly added = new FieldSet();
   readonly modified = new FieldSet();
@@ -81,14 +92,15 @@ class Walker {
     childrenOnly = false,
     leafLhs: unknown = lhs,
   ): unknown {
-    if (t.kind === "scalar") {
-      for (const v of [lhs, rhs])
-        if (v !== undefined && !t.untyped && shapeOf(v) !== "scalar")
-          throw new SchemaError(path, `expected scalar, got ${shapeOf(v)}`);
-      return childrenOnly ? undefined : this.#leaf(leafLhs, rhs, path);
+    // A value of another shape than the type's is a schema error; null is an empty map or list.
+    for (const v of [lhs, rhs]) {
+      if (v === undefined || shapeOf(v) === t.kind) continue;
+      if (t.kind === "scalar" ? t.untyped : v === null) continue;
+      throw new SchemaError(path, `expected ${t.kind}, got ${shapeOf(v)}`);
     }
-    if (t.kind === "list") return this.#list(t, lhs, rhs, path, childrenOnly, leafLhs);
-    return this.#map(t, lhs, rhs, path, childrenOnly, leafLhs);
+    if (t.kind === "scalar") return childrenOnly ? undefined : this.#leaf(leafLhs, rhs, path);
+    const step: Step = { lhs, rhs, path, childrenOnly, leafLhs };
+    return t.kind === "list" ? this.#list(t, step) : this.#map(t, step);
   }
 
   #leaf(lhs: unknown, rhs: unknown, path: PathElement[]): unknown {
@@ -105,17 +117,8 @@ class Walker {
     else if (rhs === undefined) this.removed.insert(path);
   }
 
-  #map(
-    t: MapType,
-    lhs: unknown,
-    rhs: unknown,
-    path: PathElement[],
-    childrenOnly: boolean,
-    leafLhs: unknown,
-  ): unknown {
-    for (const v of [lhs, rhs])
-      if (v !== undefined && v !== null && !isObject(v))
-        throw new SchemaError(path, `expected map, got ${shapeOf(v)}`);
+  #map(t: MapType, step: Step): unknown {
+    const { lhs, rhs, path, childrenOnly, leafLhs } = step;
     const lm = isObject(lhs) ? lhs : undefined;
     const rm = isObject(rhs) ? rhs : undefined;
     const empty = (m: JsonObject | undefined) => m === undefined || Object.keys(m).length === 0;
@@ -144,17 +147,8 @@ class Walker {
     return out;
   }
 
-  #list(
-    t: ListType,
-    lhs: unknown,
-    rhs: unknown,
-    path: PathElement[],
-    childrenOnly: boolean,
-    leafLhs: unknown,
-  ): unknown {
-    for (const v of [lhs, rhs])
-      if (v !== undefined && v !== null && !Array.isArray(v))
-        throw new SchemaError(path, `expected list, got ${shapeOf(v)}`);
+  #list(t: ListType, step: Step): unknown {
+    const { lhs, rhs, path, childrenOnly, leafLhs } = step;
     const ll = Array.isArray(lhs) ? lhs : undefined;
     const rl = Array.isArray(rhs) ? rhs : undefined;
     if (t.listType === "atomic" || ((ll?.length ?? 0) === 0 && (rl?.length ?? 0) === 0))

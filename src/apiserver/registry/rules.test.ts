@@ -8,14 +8,10 @@ import { checkPreconditions, finalizersForDeletion, timestamp } from "./deletion
 import { fieldValidationWarnings } from "./field-validation.ts";
 import { generateName } from "./generate-name.ts";
 import { MAX_UPDATE_ATTEMPTS, retryOnConflict } from "./retry.ts";
-import {
-  checkNamespace,
-  keepSystemFields,
-  markForDeletion,
-  prepareCreateMeta,
-  specChanged,
-  withStatusOf,
-} from "./system-fields.ts";
+import * as systemFields from "./system-fields.ts";
+
+const { checkNamespace, keepSystemFields, markForDeletion, prepareCreateMeta } = systemFields;
+const { specChanged, withStatusOf } = systemFields;
 
 const NOW = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
 const gr = { group: "", resource: "configmaps" };
@@ -123,30 +119,26 @@ describe("system fields on update", () => {
     resourceVersion: "9",
     generation: 2,
   };
+  /** What every update of `old` keeps of it. */
+  const kept: MutableMeta = {
+    name: "a",
+    namespace: "ns",
+    uid: "u1",
+    creationTimestamp: "2026-01-01T00:00:00Z",
+    generation: 2,
+  };
   const cases: { name: string; meta: MutableMeta; old: MutableMeta; want: MutableMeta }[] = [
     {
       name: "name, namespace, uid, creation time and generation come from the stored object",
       meta: { resourceVersion: "9", creationTimestamp: "2026-01-01T00:00:00.000Z", generation: 5 },
       old,
-      want: {
-        name: "a",
-        namespace: "ns",
-        uid: "u1",
-        creationTimestamp: "2026-01-01T00:00:00Z",
-        generation: 2,
-      },
+      want: kept,
     },
     {
       name: "deletion fields stay as stored: set if stored, cleared if not",
       meta: { name: "a", deletionTimestamp: "2026-02-01T00:00:00Z" },
       old,
-      want: {
-        name: "a",
-        namespace: "ns",
-        uid: "u1",
-        creationTimestamp: "2026-01-01T00:00:00Z",
-        generation: 2,
-      },
+      want: kept,
     },
     {
       name: "a deleting object keeps its deletion time, grace 0 when none was stored",

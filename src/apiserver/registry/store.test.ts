@@ -21,10 +21,10 @@ async function storeOf(options: Partial<StoreOptions> = {}) {
   const strategy: Strategy = options.strategy ?? { trackGeneration: true };
   const cache = new WatchCache({
     storage,
-    prefix: PREFIX,
-    kind: "ConfigMap",
-    apiVersion: "v1",
     clock,
+    prefix: PREFIX,
+    kind: configMaps.kind,
+    apiVersion: "v1",
     decode: decodeFromStorage,
     attrs: (o) => attrsOf(strategy, o),
   });

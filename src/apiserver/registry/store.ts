@@ -251,9 +251,7 @@ export class Store {
   ): Promise<KubeObject> {
     const key = this.key(namespace, name);
     return retryOnConflict(this.#gr, name, async () => {
-      const kv = await this.#o.storage.get(key);
-      if (kv === undefined) throw errors.notFound(this.#gr, name);
-      const stored = this.#decode(kv);
+      const { kv, stored } = await this.#read(key, name);
       const next = this.#in(mutate(this.#out(cloneObject(stored))));
       const rv = metaOf(next).resourceVersion;
       if (rv && rv !== String(kv.modRevision)) throw errors.staleResourceVersion(this.#gr, name);
@@ -310,9 +308,7 @@ export class Store {
   ): Promise<DeleteOutcome> {
     const key = this.key(namespace, name);
     return retryOnConflict(this.#gr, name, async () => {
-      const kv = await this.#o.storage.get(key);
-      if (kv === undefined) throw errors.notFound(this.#gr, name);
-      const stored = this.#decode(kv);
+      const { kv, stored } = await this.#read(key, name);
       const meta = metaOf(stored);
       checkPreconditions(this.#gr, name, meta, options);
       this.#o.strategy.beforeDelete?.(stored);
@@ -346,6 +342,13 @@ export class Store {
   ): void {
     if (options.transform === undefined) return;
     transformInServedForm(this.#conversion, options.transform, stored, object, subresource);
+  }
+
+  /** The stored object under `key` (404 for `name` if there is none), decoded. */
+  async #read(key: string, name: string): Promise<{ kv: KeyValue; stored: KubeObject }> {
+    const kv = await this.#o.storage.get(key);
+    if (kv === undefined) throw errors.notFound(this.#gr, name);
+    return { kv, stored: this.#decode(kv) };
   }
 
   #decode(kv: KeyValue): KubeObject {

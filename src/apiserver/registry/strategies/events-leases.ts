@@ -70,20 +70,28 @@ const RENAMES: readonly [core: string, v1: string][] = [
 
 /** A stored core/v1 Event as events.k8s.io/v1. */
 export function eventToV1(object: KubeObject): KubeObject {
-  const out: Json = { ...rec(object), apiVersion: "events.k8s.io/v1", kind: "Event" };
-  for (const [core, v1] of RENAMES) {
-    if (out[core] !== undefined) out[v1] = out[core];
-    delete out[core];
-  }
-  return out as KubeObject;
+  return renamed(object, "events.k8s.io/v1", RENAMES);
 }
 
 /** An events.k8s.io/v1 Event in its stored core/v1 form. */
 export function eventFromV1(object: KubeObject): KubeObject {
-  const out: Json = { ...rec(object), apiVersion: "v1", kind: "Event" };
-  for (const [core, v1] of RENAMES) {
-    if (out[v1] !== undefined) out[core] = out[v1];
-    delete out[v1];
+  return renamed(
+    object,
+    "v1",
+    RENAMES.map(([core, v1]) => [v1, core]),
+  );
+}
+
+/** An Event at `apiVersion`, each field of `renames` moved from its first name to its second. */
+function renamed(
+  object: KubeObject,
+  apiVersion: string,
+  renames: readonly (readonly [string, string])[],
+): KubeObject {
+  const out: Json = { ...rec(object), apiVersion, kind: "Event" };
+  for (const [from, to] of renames) {
+    if (out[from] !== undefined) out[to] = out[from];
+    delete out[from];
   }
   return out as KubeObject;
 }
