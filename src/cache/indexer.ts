@@ -84,6 +84,9 @@ export class Indexer<T extends KubeObject> implements Store<T> {
       if (typeof fn !== "function") {
         throw new InvalidOptionError("Indexer", `indexers.${name}`, fn, "must be a function");
       }
+      if (name === NAMESPACE_INDEX) {
+        throw new InvalidOptionError("Indexer", "indexers", name, "must not redefine the index");
+      }
     }
     this.addIndexers(indexers);
   }
