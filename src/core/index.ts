@@ -1,7 +1,8 @@
 /**
  * kontroller/core — the vocabulary every layer shares: objects and keys, Status and ApiError,
- * selectors, Clock, backoff. Imports nothing. The data structures the layers build on (heap, ring
- * buffer) are in internal.ts, which the layers import and the package does not publish.
+ * selectors, Clock, backoff, option checks, and the metrics interfaces every layer reports
+ * through. Imports nothing. The data structures the layers build on (heap, ring buffer) are in
+ * internal.ts, which the layers import and the package does not publish.
  */
 export { isAbortError, raceAbort, sleep, type WaitOptions } from "./abort.ts";
 export { Backoff, type BackoffOptions } from "./backoff.ts";
