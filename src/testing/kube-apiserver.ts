@@ -200,7 +200,8 @@ async function writeInputs(dir: string, token: string): Promise<InputFiles> {
 /**
  * The flags: envtest's, with a token file for the admin user and RBAC on. The ServiceAccount
  * admission plugin is off as in envtest: no controller creates the `default` ServiceAccount
- * here, so it would refuse every pod.
+ * here, so it would refuse every pod. The `kubernetes` Service gets no endpoints: kube refuses a
+ * loopback address in Endpoints, and would log that refusal every 10 s.
  */
 function flags(files: InputFiles, dir: string, port: number, etcd: string): string[] {
   return [
@@ -218,6 +219,7 @@ function flags(files: InputFiles, dir: string, port: number, etcd: string): stri
     "--disable-admission-plugins=ServiceAccount",
     "--allow-privileged=true",
     "--enable-priority-and-fairness=false",
+    "--endpoint-reconciler-type=none",
   ];
 }
 
