@@ -58,7 +58,7 @@ export type InstallOptions = Pick<ServedResource, "subresources" | "verbs" | "st
       "fromStorage" | "toStorage" | "storageApiVersion" | "validate" | "normalize" | "decode"
     >
   > & {
-    /** Replace the prefix's watch cache by a new one (see {@link Registry.install}). */
+    /** Replace the prefix's watch cache by a new one (see {@link Registry.install}). @default false */
     readonly freshCache?: boolean;
   };
 

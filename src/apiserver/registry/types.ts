@@ -52,6 +52,7 @@ export type WriteTransform = (
 
 /** Whether a write is real or only checked (`dryRun=All`), and how unknown fields count. */
 export interface WriteOptions {
+  /** Check the write without storing it (`dryRun=All`). @default false */
   readonly dryRun?: boolean;
   /**
    * Unknown fields are dropped silently (Ignore), dropped with a warning (Warn: kube's default),
@@ -59,11 +60,12 @@ export interface WriteOptions {
    * @default "Warn"
    */
   readonly fieldValidation?: FieldValidation;
-  /** Receives the warnings of a successful write (`unknown field "spec.x"`). */
+  /** Receives the warnings of a successful write (`unknown field "spec.x"`). @default none */
   readonly warnings?: string[];
   /**
    * Keys the request body had twice in one object (the HTTP layer finds them in the raw
    * text): under `fieldValidation` they count as unknown fields do, as `duplicate field "x"`.
+   * @default none
    */
   readonly duplicateFields?: readonly string[];
   /**
