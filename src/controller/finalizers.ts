@@ -9,6 +9,16 @@ export function hasFinalizer(obj: KubeObject, finalizer: string): boolean {
 /** How many times a finalizer change retries after a conflict, re-reading the object each time. */
 const ATTEMPTS = 5;
 
+/** A change of one finalizer of the stored object: added (`add`) or removed. */
+function finalizerChange(add: boolean) {
+  return <T extends KubeObject>(
+    client: ResourceClient<T>,
+    obj: T,
+    finalizer: string,
+    options: CallOptions = {},
+  ): Promise<T> => change(client, obj, finalizer, add, options);
+}
+
 /**
  * Adds `finalizer` to the stored object and returns the result; does nothing (no request) if
  * `obj` already has it. The patch carries `obj`'s resourceVersion as a precondition, so it never
@@ -16,27 +26,13 @@ const ATTEMPTS = 5;
  * idempotent), up to 5 times. A finalizer cannot be added once the object is being deleted
  * (the server refuses with 422); that error is thrown as is.
  */
-export function addFinalizer<T extends KubeObject>(
-  client: ResourceClient<T>,
-  obj: T,
-  finalizer: string,
-  options: CallOptions = {},
-): Promise<T> {
-  return change(client, obj, finalizer, true, options);
-}
+export const addFinalizer = finalizerChange(true);
 
 /**
  * Removes `finalizer` from the stored object, like {@link addFinalizer} in reverse. If the
  * object is gone meanwhile, resolves with its last known state without the finalizer.
  */
-export function removeFinalizer<T extends KubeObject>(
-  client: ResourceClient<T>,
-  obj: T,
-  finalizer: string,
-  options: CallOptions = {},
-): Promise<T> {
-  return change(client, obj, finalizer, false, options);
-}
+export const removeFinalizer = finalizerChange(false);
 
 async function change<T extends KubeObject>(
   client: ResourceClient<T>,

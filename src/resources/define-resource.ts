@@ -222,21 +222,13 @@ function buildVersion(
   const printerColumns = checkColumns(owner, where, v.printerColumns ?? []);
   const scale = v.subresources?.scale;
   if (scale !== undefined) {
-    if (!scale.specReplicasPath?.startsWith(".spec.")) {
-      throw new InvalidOptionError(
-        owner,
-        `${where}subresources.scale.specReplicasPath`,
-        scale.specReplicasPath,
-        'must start with ".spec."',
-      );
-    }
-    if (!scale.statusReplicasPath?.startsWith(".status.")) {
-      throw new InvalidOptionError(
-        owner,
-        `${where}subresources.scale.statusReplicasPath`,
-        scale.statusReplicasPath,
-        'must start with ".status."',
-      );
+    for (const [field, prefix] of [
+      ["specReplicasPath", ".spec."],
+      ["statusReplicasPath", ".status."],
+    ] as const) {
+      const path = scale[field];
+      const ok = path?.startsWith(prefix) === true;
+      demand(owner, `${where}subresources.scale.${field}`, path, ok, `must start with "${prefix}"`);
     }
   }
   const deprecated = v.deprecated ?? false;

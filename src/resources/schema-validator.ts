@@ -238,18 +238,16 @@ function toCause(e: ErrorObject, root: unknown): StatusCause {
       };
     case "minimum":
     case "exclusiveMinimum":
-      return {
-        reason: "FieldValueInvalid",
-        field: path,
-        message: `Invalid value: ${shown}: ${inBody} should be greater than ${e.keyword === "minimum" ? "or equal to " : ""}${String(p.limit)}`,
-      };
     case "maximum":
-    case "exclusiveMaximum":
+    case "exclusiveMaximum": {
+      const than = e.keyword.endsWith("inimum") ? "greater than" : "less than";
+      const orEqual = e.keyword.startsWith("exclusive") ? "" : "or equal to ";
       return {
         reason: "FieldValueInvalid",
         field: path,
-        message: `Invalid value: ${shown}: ${inBody} should be less than ${e.keyword === "maximum" ? "or equal to " : ""}${String(p.limit)}`,
+        message: `Invalid value: ${shown}: ${inBody} should be ${than} ${orEqual}${String(p.limit)}`,
       };
+    }
     case "pattern":
       return {
         reason: "FieldValueInvalid",
