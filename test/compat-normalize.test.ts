@@ -201,7 +201,7 @@ describe("compat comparison", () => {
     );
     assert.match(
       section,
-      /\| unexplained: not served by the embedded server \| 2 +\| jobs, cronjobs \|/,
+      /\| unexplained: not served by the embedded server \| 2 +\| cronjobs, jobs \|/,
     );
     assert.match(section, /\| kept on purpose: on purpose +\| 1 +\| leases +\|/);
     assert.match(section, /`compat: 6 requests, 3 identical status codes, 0 identical bodies`/);

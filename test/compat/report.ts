@@ -81,7 +81,11 @@ function where(differences: readonly Difference[]): string {
     const at = d.scenario === "discovery" ? d.path : d.scenario;
     counts.set(at, (counts.get(at) ?? 0) + 1);
   }
-  return [...counts].map(([s, n]) => (n === 1 ? s : `${s} ×${n}`)).join(", ");
+  // In name order: scenarios finish in any order, and the document should change only with them.
+  return [...counts]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([s, n]) => (n === 1 ? s : `${s} ×${n}`))
+    .join(", ");
 }
 
 function cell(text: string): string {
