@@ -56,7 +56,7 @@ export interface ApiServerOptions {
 /**
  * The embedded Kubernetes-compatible API server. The constructor only checks options;
  * `listen()` starts the watch caches, creates the system namespaces and binds the port;
- * `close()` ends every watch and stops (idempotent).
+ * `close()` stops gracefully and `destroy()` at once (both idempotent).
  */
 export class ApiServer {
   readonly #host: string;
@@ -75,6 +75,9 @@ export class ApiServer {
   #url: string | undefined;
   #closing: Promise<void> | undefined;
   #cancelCompaction: CancelTimer | undefined;
+  /** Requests received and not yet answered (watches included); `#drained` runs when it is 0. */
+  #inFlight = 0;
+  #drained: (() => void) | undefined;
 
   constructor(options: ApiServerOptions = {}) {
     const owner = "ApiServer";
@@ -142,6 +145,10 @@ export class ApiServer {
       scale: customResourceScale,
     };
     const server = createServer((req, res) => {
+      this.#inFlight++;
+      res.once("close", () => {
+        if (--this.#inFlight === 0) this.#drained?.();
+      });
       this.#handle(ctx, req, res).catch((err: unknown) => sendError(res, err));
     });
     server.keepAliveTimeout = 65_000;
@@ -183,18 +190,42 @@ export class ApiServer {
     for (const cache of this.#registry.caches().values()) cache.dropHistory();
   }
 
-  /** Stops serving: ends every watch, closes connections, the caches and (if owned) storage. */
+  /**
+   * Stops gracefully: accepts no new connection and closes idle ones, ends every watch (clients
+   * resume elsewhere from their last resourceVersion), waits for the other requests in flight to
+   * be answered, then closes the remaining connections (a request pipelined behind an answered
+   * one is not read), the caches and (if owned) storage. Idempotent.
+   */
   close(): Promise<void> {
+    return this.#stop();
+  }
+
+  /**
+   * Stops at once: as {@link close}, but the connections of requests in flight are cut (their
+   * clients see the connection reset). Also ends a `close()` that is still waiting. Idempotent.
+   */
+  destroy(): Promise<void> {
+    this.#http?.closeAllConnections();
+    return this.#stop();
+  }
+
+  #stop(): Promise<void> {
     this.#closing ??= (async () => {
       this.#cancelCompaction?.();
-      await this.#crds.close();
-      await this.#registry.close();
       const server = this.#http;
       if (server !== undefined) {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        this.cutWatches();
+        if (this.#inFlight > 0) {
+          await new Promise<void>((resolve) => {
+            this.#drained = resolve;
+          });
+        }
         server.closeAllConnections();
         await closed;
       }
+      await this.#crds.close();
+      await this.#registry.close();
       if (this.#ownsStorage) await this.#storage.close();
     })();
     return this.#closing;
