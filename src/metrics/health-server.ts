@@ -28,7 +28,7 @@ export interface HealthServerOptions {
 /**
  * The manager's HTTP endpoint: `/metrics` (Prometheus text format), `/healthz`, `/livez` and
  * `/readyz` (plain text, one line per check with `?verbose`, like kube's). Nothing listens until
- * {@link listen}; {@link close} is idempotent.
+ * {@link listen}; {@link close} stops gracefully and {@link destroy} at once, both idempotent.
  */
 export class HealthServer {
   readonly #o: HealthServerOptions;
@@ -43,15 +43,15 @@ export class HealthServer {
   /** Starts listening; resolves with the URL. */
   async listen(): Promise<string> {
     const server = createServer((req, res) => {
+      const send = (code: number, type: string, body: string) => {
+        // Answered during close(): the connection closes with it instead of idling on.
+        if (this.#closing !== undefined) res.shouldKeepAlive = false;
+        res.writeHead(code, { "Content-Type": type });
+        res.end(body);
+      };
       void this.#handle(req.method ?? "GET", req.url ?? "/").then(
-        ({ code, type, body }) => {
-          res.writeHead(code, { "Content-Type": type });
-          res.end(body);
-        },
-        (err: unknown) => {
-          res.writeHead(500, { "Content-Type": "text/plain" });
-          res.end(`internal error: ${String(err)}\n`);
-        },
+        ({ code, type, body }) => send(code, type, body),
+        (err: unknown) => send(500, "text/plain", `internal error: ${String(err)}\n`),
       );
     });
     this.#server = server;
@@ -89,7 +89,10 @@ export class HealthServer {
     return { code: 404, type: "text/plain", body: `${url.pathname} not found\n` };
   }
 
-  /** Stops listening and closes idle connections. Idempotent. */
+  /**
+   * Stops listening and closes idle connections; resolves once the requests in flight are
+   * answered and their connections closed. Idempotent.
+   */
   close(): Promise<void> {
     const server = this.#server;
     if (server === undefined) return Promise.resolve();
@@ -98,6 +101,12 @@ export class HealthServer {
       server.closeIdleConnections();
     });
     return this.#closing;
+  }
+
+  /** As {@link close}, but cuts the connections of requests in flight. Idempotent. */
+  destroy(): Promise<void> {
+    this.#server?.closeAllConnections();
+    return this.close();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
