@@ -65,3 +65,49 @@ describe("EtcdStorage options and lifecycle", () => {
     assert.equal(all.kvs[79]!.value.length, value.length);
   });
 });
+
+describe("EtcdStorage shutdown", () => {
+  /** "pending" while the promise has not settled within a few turns of the event loop. */
+  async function pending(p: Promise<unknown>): Promise<boolean> {
+    let settled = false;
+    const mark = () => {
+      settled = true;
+    };
+    void p.then(mark, mark);
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    return !settled;
+  }
+
+  it("close() answers the calls under way before it disconnects, and refuses new ones", async () => {
+    const s = new EtcdStorage({ endpoints: [etcd.endpoint], prefix: `/shutdown-${++n}` });
+    await s.create("/registry/a", "1");
+    etcd.pause();
+    let created: Promise<unknown>;
+    let closing: Promise<void>;
+    try {
+      created = s.create("/registry/b", "2");
+      closing = s.close();
+      assert.equal(await pending(closing), true, "close() waits for the create under way");
+      await assert.rejects(s.get("/registry/a"), (err: unknown) => isStorageError(err, "Closed"));
+    } finally {
+      etcd.resume();
+    }
+    await created;
+    await closing;
+  });
+
+  it("destroy() fails the calls under way with Closed and does not wait for them", async () => {
+    const s = new EtcdStorage({ endpoints: [etcd.endpoint], prefix: `/shutdown-${++n}` });
+    await s.create("/registry/a", "1");
+    etcd.pause();
+    try {
+      const created = s.create("/registry/b", "2");
+      const closing = s.close();
+      await s.destroy();
+      await closing;
+      await assert.rejects(created, (err: unknown) => isStorageError(err, "Closed"));
+    } finally {
+      etcd.resume();
+    }
+  });
+});

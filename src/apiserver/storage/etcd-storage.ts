@@ -84,9 +84,17 @@ export class EtcdStorage implements Storage {
   #client: Promise<EtcdClient> | undefined;
   #revision = 1;
   #compacted = 1;
+  /** Set by close() and destroy(): from then on every call fails `Closed`. */
   #closed = false;
+  /** etcd calls under way; `#drained` runs when the count falls to 0. */
+  #inFlight = 0;
+  #drained: (() => void) | undefined;
+  #closing: Promise<void> | undefined;
+  /** Rejects (`Closed`) when destroy() is called: every call under way races it. */
+  readonly #destroyed = Promise.withResolvers<never>();
 
   constructor(options: EtcdStorageOptions = {}) {
+    this.#destroyed.promise.catch(() => {}); // raced by every call; rejecting it alone is no error
     const owner = "EtcdStorage";
     const endpoints = options.endpoints ?? ["http://127.0.0.1:2379"];
     if (endpoints.length === 0 || endpoints.some((e) => !/^https?:\/\/[^/\s]+\/?$/.test(e))) {
@@ -310,14 +318,35 @@ export class EtcdStorage implements Storage {
     this.#hub.compacted(revision);
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  /**
+   * Closes gracefully: refuses new calls (`Closed`), ends every watch, waits for the calls under
+   * way to be answered, then disconnects. Idempotent.
+   */
+  close(): Promise<void> {
     this.#closed = true;
-    this.#hub.close();
-    this.#stream.close();
-    const client = this.#client;
-    this.#client = undefined;
-    if (client !== undefined) (await client.catch(() => undefined))?.close();
+    this.#closing ??= (async () => {
+      this.#hub.close();
+      this.#stream.close();
+      if (this.#inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          this.#drained = resolve;
+        });
+      }
+      const client = this.#client;
+      this.#client = undefined;
+      if (client !== undefined) (await client.catch(() => undefined))?.close();
+    })();
+    return this.#closing;
+  }
+
+  /**
+   * Closes at once: as {@link close}, but the calls under way fail `Closed` instead of being
+   * waited for. Also ends a `close()` that is still waiting. Idempotent.
+   */
+  async destroy(): Promise<void> {
+    this.#closed = true;
+    this.#destroyed.reject(this.#error("Closed", "storage is closed"));
+    await this.close();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -332,8 +361,9 @@ export class EtcdStorage implements Storage {
   /** Runs one etcd call, turning its failures into {@link StorageError}s. */
   async #call<T>(fn: (kv: EtcdKv) => Promise<T>, key?: string, revision?: number): Promise<T> {
     if (this.#closed) throw this.#error("Closed", "storage is closed", key);
+    this.#inFlight++;
     try {
-      return await fn((await this.#etcd()).kv);
+      return await Promise.race([fn((await this.#etcd()).kv), this.#destroyed.promise]);
     } catch (err) {
       if (this.#closed) throw this.#error("Closed", "storage is closed", key);
       const code = classifyEtcdError(err);
@@ -360,6 +390,8 @@ export class EtcdStorage implements Storage {
         default:
           throw err;
       }
+    } finally {
+      if (--this.#inFlight === 0) this.#drained?.();
     }
   }
 
