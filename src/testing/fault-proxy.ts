@@ -76,7 +76,12 @@ export class FaultProxy implements AsyncDisposable {
   #ignoreWatchLists = false;
   #server: Server;
   #port: number;
-  #closed = false;
+  #closing: Promise<void> | undefined;
+  /** Requests received and not yet answered, watches included; `#drained` runs at 0. */
+  #inFlight = 0;
+  #drained: (() => void) | undefined;
+  /** The delays under way, each a function that ends its wait at once (for close()). */
+  readonly #waits = new Set<() => void>();
   /** Every request received, in order. */
   readonly requests: ProxiedRequest[] = [];
 
@@ -230,12 +235,37 @@ export class FaultProxy implements AsyncDisposable {
     await this.listen();
   }
 
-  /** Stops the proxy. Idempotent. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+  /**
+   * Stops gracefully: accepts no new connection, lifts every fault (delayed requests go on at
+   * once, stalled watches flow), ends the open watches, waits for the other requests to be
+   * answered, then closes every connection. Idempotent.
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      const server = this.#server;
+      const stopped = server.listening
+        ? new Promise<void>((resolve) => server.close(() => resolve()))
+        : undefined;
+      this.heal();
+      for (const go of [...this.#waits]) go();
+      this.cutWatches();
+      if (this.#inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          this.#drained = resolve;
+        });
+      }
+      await this.down();
+      await stopped;
+      this.#agent.destroy();
+    })();
+    return this.#closing;
+  }
+
+  /** Stops at once: every connection is reset, requests in flight included. Idempotent. */
+  async destroy(): Promise<void> {
+    const closing = this.close();
     await this.down();
-    this.#agent.destroy();
+    await closing;
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -243,7 +273,13 @@ export class FaultProxy implements AsyncDisposable {
   }
 
   #makeServer(): Server {
-    const server = createServer((req, res) => void this.#handle(req, res));
+    const server = createServer((req, res) => {
+      this.#inFlight++;
+      res.once("close", () => {
+        if (--this.#inFlight === 0) this.#drained?.();
+      });
+      void this.#handle(req, res);
+    });
     server.on("connection", (s: Socket) => {
       this.#sockets.add(s);
       s.on("close", () => this.#sockets.delete(s));
@@ -266,7 +302,16 @@ export class FaultProxy implements AsyncDisposable {
     for await (const c of req) parts.push(c as Buffer);
     const delay = take(this.#delay, seen);
     if (delay !== undefined) {
-      await new Promise<void>((r) => this.#clock.setTimer(delay.ms, r));
+      await new Promise<void>((resolve) => {
+        let cancel: (() => void) | undefined;
+        const go = () => {
+          this.#waits.delete(go);
+          cancel?.();
+          resolve();
+        };
+        cancel = this.#clock.setTimer(delay.ms, go);
+        this.#waits.add(go);
+      });
     }
     const fail = take(this.#fail, seen);
     if (fail !== undefined) return answer(res, fail);
