@@ -35,27 +35,13 @@ import {
   status,
   take,
 } from "./fault-rules.ts";
-
-interface OpenWatch {
-  readonly req: ProxiedRequest;
-  readonly res: ServerResponse;
-  readonly upstream: IncomingMessage | undefined;
-  stalled: boolean;
-  /** Bytes after the last newline forwarded (a line in transit). */
-  partial: Buffer;
-  /** Lines forwarded (counted only while `endAfterLines` is finite); the watch ends at the limit. */
-  lines: number;
-  endAfterLines: number;
-  /** Lines to write at the next line boundary. */
-  inject: string[];
-  /** Sends what a stall held back. */
-  flush: () => void;
-  /** Complete lines a stall holds back (newlines in the held chunks). */
-  heldLines: number;
-}
-
-/** Bytes of the blocks a stalled watch's held chunks are merged into. */
-const HOLD_BLOCK_BYTES = 1024 * 1024;
+import {
+  countNewlines,
+  endWatchStream,
+  HOLD_BLOCK_BYTES,
+  type OpenWatch,
+  passChunk,
+} from "./fault-watch.ts";
 
 /**
  * A fault-injecting HTTP proxy. Everything it does not fail or delay is forwarded unchanged.
@@ -378,7 +364,7 @@ export class FaultProxy implements AsyncDisposable {
           // can read it: merged into blocks as it came, so a release costs no copying.
           block();
           while (held.length > 0 && !w.stalled && this.#watches.has(w))
-            this.#pass(w, held.shift()!);
+            passChunk(w, held.shift()!, () => this.#endWatch(w, "end"));
           if (held.length === 0) w.heldLines = 0;
           if (ended && held.length === 0 && !w.stalled && this.#watches.has(w)) {
             this.#watches.delete(w);
@@ -414,43 +400,9 @@ export class FaultProxy implements AsyncDisposable {
     up.end(body);
   }
 
-  /** Forwards a chunk of a watch line by line, honouring `endAfterLines`. */
-  #pass(w: OpenWatch, chunk: Buffer): void {
-    if (w.inject.length === 0 && w.endAfterLines === Number.POSITIVE_INFINITY) {
-      // Nothing to do between lines: forward the chunk whole, remembering a line in transit.
-      w.res.write(chunk);
-      const last = chunk.lastIndexOf(10);
-      w.partial = last < 0 ? Buffer.concat([w.partial, chunk]) : chunk.subarray(last + 1);
-      return;
-    }
-    let start = 0;
-    for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
-      w.res.write(chunk.subarray(start, nl + 1));
-      start = nl + 1;
-      w.partial = Buffer.alloc(0);
-      for (const line of w.inject.splice(0)) w.res.write(`${line}\n`);
-      if (++w.lines >= w.endAfterLines) {
-        this.#endWatch(w, "end");
-        return;
-      }
-    }
-    if (start < chunk.length) {
-      const rest = chunk.subarray(start);
-      w.partial = Buffer.concat([w.partial, rest]);
-      w.res.write(rest);
-    }
-  }
-
   #endWatch(w: OpenWatch, mode: CutMode): void {
     this.#watches.delete(w);
-    w.upstream?.destroy();
-    if (mode === "reset") {
-      w.res.socket?.destroy();
-      return;
-    }
-    if (mode === "truncate")
-      w.res.write(w.partial.length > 0 ? "" : '{"type":"MODIFIED","object":{"kind":');
-    w.res.end();
+    endWatchStream(w, mode);
   }
 }
 
@@ -459,11 +411,4 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   const proxy = new FaultProxy(options);
   await proxy.listen();
   return proxy;
-}
-
-/** The number of `\n` bytes in `chunk`. */
-function countNewlines(chunk: Buffer): number {
-  let n = 0;
-  for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
-  return n;
 }
