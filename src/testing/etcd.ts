@@ -9,7 +9,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkNumber } from "../core/index.ts";
-import { freePort, isRunning, launchProcess, stopProcess } from "./process.ts";
+import {
+  freePort,
+  isRunning,
+  launchProcess,
+  removeAtExit,
+  stopProcess,
+  unrefProcess,
+} from "./process.ts";
 
 /** Options of {@link startEtcd}. */
 export interface StartEtcdOptions {
@@ -39,6 +46,11 @@ export interface EtcdProcess extends AsyncDisposable {
   resume(): void;
   /** Starts etcd again on the same ports with the same data; resolves once it serves. */
   restart(options?: { signal?: AbortSignal }): Promise<void>;
+  /**
+   * Lets the test process exit while etcd runs (as `ChildProcess.unref()`); etcd is killed and
+   * its data removed when the process exits. Holds across `restart()`.
+   */
+  unref(): void;
   /** Stops etcd and removes its data directory. Idempotent. */
   close(): Promise<void>;
 }
@@ -63,6 +75,7 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdPro
     above: 0,
   });
   const dataDir = await mkdtemp(join(tmpdir(), "kontroller-etcd-"));
+  const forgetDir = removeAtExit(dataDir);
   let ports: { client: number; peer: number } | undefined;
   let child: ChildProcess | undefined;
   for (let attempt = 1; child === undefined; attempt++) {
@@ -73,6 +86,7 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdPro
       const busy = err instanceof Error && /address already in use/.test(err.message);
       if (!busy || attempt >= 5) {
         await rm(dataDir, { recursive: true, force: true });
+        forgetDir();
         throw err;
       }
       await rm(join(dataDir, "member"), { recursive: true, force: true });
@@ -80,11 +94,13 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdPro
   }
   const endpoint = `http://127.0.0.1:${ports!.client}`;
   let closing: Promise<void> | undefined;
+  let unrefd = false;
   const close = () => {
     closing ??= (async () => {
       child?.kill("SIGCONT"); // a stopped etcd would not act on SIGTERM
       if (child !== undefined) await stopProcess(child, "SIGTERM");
       await rm(dataDir, { recursive: true, force: true });
+      forgetDir();
     })();
     return closing;
   };
@@ -107,6 +123,11 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdPro
       if (closing !== undefined) throw new Error(`etcd at ${endpoint} is closed`);
       if (child !== undefined) await stopProcess(child, "SIGKILL");
       child = await launch(binary, dataDir, ports!, timeoutMs, restartOptions.signal);
+      if (unrefd) unrefProcess(child);
+    },
+    unref() {
+      unrefd = true;
+      if (child !== undefined) unrefProcess(child);
     },
     close,
     [Symbol.asyncDispose]: close,

@@ -23,7 +23,9 @@ import {
   type LaunchedProcess,
   launchProcess,
   processFailure,
+  removeAtExit,
   stopProcess,
+  unrefProcess,
 } from "./process.ts";
 
 /** Options of {@link startKubeApiServer}. */
@@ -69,6 +71,11 @@ export interface KubeApiServerProcess extends AsyncDisposable {
   readonly running: boolean;
   /** Settles once kube-apiserver has exited, for whatever reason (a crash, or `close()`). */
   readonly exited: Promise<void>;
+  /**
+   * Lets the test process exit while kube-apiserver and etcd run (as `ChildProcess.unref()`):
+   * both are killed, and their files removed, when the process exits.
+   */
+  unref(): void;
   /**
    * Stops kube-apiserver, then etcd, and removes their directories. Idempotent. Rejects, after
    * cleaning up, if kube-apiserver had exited on its own, quoting its last lines.
@@ -129,6 +136,7 @@ export async function startKubeApiServer(
   if (!existsSync(binary)) throw new KubeApiServerNotFoundError(binary);
   const started = Date.now();
   const dir = await mkdtemp(join(options.tmpDir ?? tmpdir(), "kontroller-kube-apiserver-"));
+  const forgetDir = removeAtExit(dir);
   let etcd: EtcdProcess | undefined;
   let apiserver: LaunchedProcess | undefined;
   try {
@@ -162,11 +170,12 @@ export async function startKubeApiServer(
     // The self-signed certificate is written before the server listens.
     const ca = await readFile(join(dir, "certs", "apiserver.crt"), "utf8");
     await waitReady(apiserver, url, token, ca, started + timeoutMs, options.signal);
-    return running(apiserver, etcd, dir, { url, token, ca });
+    return running(apiserver, etcd, { dir, forgetDir }, { url, token, ca });
   } catch (err) {
     if (apiserver !== undefined) await stopProcess(apiserver.child, "SIGKILL");
     await etcd?.close();
     await rm(dir, { recursive: true, force: true });
+    forgetDir();
     throw err;
   }
 }
@@ -262,7 +271,7 @@ function getStatus(url: string, token: string, ca: string): Promise<number> {
 function running(
   apiserver: LaunchedProcess,
   etcd: EtcdProcess,
-  dir: string,
+  files: { dir: string; forgetDir: () => void },
   server: { url: string; token: string; ca: string },
 ): KubeApiServerProcess {
   let crashed: Error | undefined;
@@ -279,7 +288,8 @@ function running(
     closing ??= (async () => {
       await stopProcess(apiserver.child, "SIGTERM");
       await etcd.close();
-      await rm(dir, { recursive: true, force: true });
+      await rm(files.dir, { recursive: true, force: true });
+      files.forgetDir();
       if (crashed !== undefined) throw crashed;
     })();
     return closing;
@@ -292,6 +302,10 @@ function running(
     exited,
     get running() {
       return isRunning(apiserver.child);
+    },
+    unref() {
+      unrefProcess(apiserver.child);
+      etcd.unref();
     },
     close,
     [Symbol.asyncDispose]: close,

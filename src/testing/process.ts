@@ -6,7 +6,8 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
+import { rmSync } from "node:fs";
+import { createServer, type Socket } from "node:net";
 import { errnoCode } from "../core/index.ts";
 
 /** How many of a process's last output lines a failure quotes. */
@@ -134,16 +135,44 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
+/**
+ * Lets the test process exit while the child runs (as `ChildProcess.unref()`, its output pipes
+ * included): the exit hook kills it then.
+ */
+export function unrefProcess(child: ChildProcess): void {
+  child.unref();
+  for (const stream of [child.stdout, child.stderr]) (stream as Socket | null)?.unref();
+}
+
+/**
+ * Removes `dir` when the test process exits, should nothing remove it before; returns the
+ * function that forgets it (call it once the directory is gone).
+ */
+export function removeAtExit(dir: string): () => void {
+  installExitHook();
+  dirs.add(dir);
+  return () => dirs.delete(dir);
+}
+
+// The exit hook's state: what a test process that ends (or dies of an uncaught error) leaves
+// running or on disk is still removed. Entries leave the sets as their owners clean up.
 /** The processes still running, killed when the test process exits. */
 const live = new Set<ChildProcess>();
+/** The directories still there, removed when the test process exits (after the kills). */
+const dirs = new Set<string>();
 let exitHook = false;
 
 function trackForExit(child: ChildProcess): void {
   live.add(child);
   child.once("exit", () => live.delete(child));
+  installExitHook();
+}
+
+function installExitHook(): void {
   if (exitHook) return;
   exitHook = true;
   process.once("exit", () => {
     for (const c of live) c.kill("SIGKILL");
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 }

@@ -6,6 +6,8 @@ import { silentLogger } from "../cache/index.ts";
 import { type ControlPlane, startControlPlane } from "../controlplane/index.ts";
 import { InvalidOptionError } from "../core/index.ts";
 import { startKubeApiServer } from "./kube-apiserver.ts";
+import { type KubeFront, startKubeFront } from "./kube-front.ts";
+import { leaseKubeApiServer } from "./kube-pool.ts";
 import { testStorageFromEnv } from "./test-storage.ts";
 
 /** Which server {@link startTestServer} runs. */
@@ -29,15 +31,31 @@ export interface TestServerOptions extends Omit<ApiServerOptions, "port" | "host
    * @default true
    */
   controllers?: boolean | "kontroller";
+  /**
+   * kube-apiserver only: take the server from the test process's pool, where `close()` gives it
+   * back with its etcd reset to how the server started (what the test made is deleted, what it
+   * changed is restored), so a suite pays for one start instead of one per test; the process's
+   * exit stops what is left and removes its files. False: a server of this test's own, which
+   * `close()` stops and removes.
+   * @default true
+   */
+  reuse?: boolean;
 }
 
 /** A running API server for one test. */
 export interface TestServer extends AsyncDisposable {
   /** Which server runs. */
   readonly backend: TestBackend;
-  /** `http://127.0.0.1:PORT` (embedded), `https://127.0.0.1:PORT` (kube-apiserver). */
+  /**
+   * `http://127.0.0.1:PORT`, for a client that needs nothing else. On kube-apiserver this is a
+   * loopback front, as `kubectl proxy` is one: it forwards over TLS and adds the admin's token to
+   * a request that has no `Authorization` (none where the test gave a `token` of its own).
+   */
   readonly url: string;
-  /** A kubeconfig (YAML) for the server, its context selected. */
+  /**
+   * A kubeconfig (YAML) for the server, its context selected. On kube-apiserver it reaches the
+   * server itself, over TLS with the admin's token.
+   */
   readonly kubeconfig: string;
   /** A file holding {@link kubeconfig}, for `kubectl --kubeconfig`; removed on close. */
   readonly kubeconfigPath: string;
@@ -49,7 +67,10 @@ export interface TestServer extends AsyncDisposable {
   readonly server: ApiServer;
   /** The control plane running against it, unless `controllers: false`. */
   readonly controlPlane: ControlPlane | undefined;
-  /** Stops the server (and its etcd, on kube-apiserver) and removes its files. Idempotent. */
+  /**
+   * Stops the server and removes its files; on kube-apiserver, gives the server back to the pool
+   * (see {@link TestServerOptions.reuse}), or stops it and its etcd. Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -75,7 +96,7 @@ function backendOf(options: TestServerOptions): TestBackend {
  */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   if (backendOf(options) === "kube-apiserver") return startKube(options);
-  const { controllers = true, backend: _, ...serverOptions } = options;
+  const { controllers = true, backend: _, reuse: __, ...serverOptions } = options;
   // $KONTROLLER_TEST_STORAGE=etcd: a throwaway etcd instead of memory (see test-storage.ts).
   const own = options.storage === undefined ? await testStorageFromEnv() : undefined;
   const server = new ApiServer({
@@ -133,7 +154,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
 }
 
-/** A real kube-apiserver, with kontroller's control plane beside it unless `controllers: false`. */
+/**
+ * A real kube-apiserver (lent from the process's pool unless `reuse: false`), behind a
+ * plain-HTTP front, with kontroller's control plane beside it unless `controllers: false`.
+ */
 async function startKube(options: TestServerOptions): Promise<TestServer> {
   for (const name of EMBEDDED_ONLY) {
     if (options[name] !== undefined) {
@@ -152,13 +176,28 @@ async function startKube(options: TestServerOptions): Promise<TestServer> {
   if (options.minRequestTimeoutSeconds !== undefined) {
     args.push(`--min-request-timeout=${options.minRequestTimeoutSeconds}`);
   }
-  const kube = await startKubeApiServer({
-    args,
-    ...(options.token === undefined ? {} : { token: options.token }),
-  });
+  // The embedded server answers a request without the token 401; kube's anonymous user would get
+  // 403 instead.
+  if (options.token !== undefined) args.push("--anonymous-auth=false");
+  const lease =
+    options.reuse === false
+      ? await startKubeApiServer({ args, ...tokenOption(options.token) }).then((kube) => ({
+          kube,
+          release: () => kube.close(),
+        }))
+      : await leaseKubeApiServer({ token: options.token, args });
+  const { kube } = lease;
+  let front: KubeFront | undefined;
   let dir: string | undefined;
   let controlPlane: ControlPlane | undefined;
   try {
+    // With a token of the test's own, requests must carry it, as on the embedded server.
+    front = await startKubeFront({
+      target: kube.url,
+      ca: kube.ca,
+      token: options.token === undefined ? kube.token : undefined,
+    });
+    const url = front.url;
     dir = await mkdtemp(join(tmpdir(), "kontroller-test-server-"));
     const kubeconfigPath = join(dir, "kubeconfig");
     await writeFile(kubeconfigPath, kube.kubeconfig, { mode: 0o600 });
@@ -174,16 +213,17 @@ async function startKube(options: TestServerOptions): Promise<TestServer> {
       closing ??= (async () => {
         try {
           await controlPlane?.stop();
+          await front!.close();
         } finally {
-          await kube.close();
           await rm(dir!, { recursive: true, force: true });
+          await lease.release();
         }
       })();
       return closing;
     };
     return {
       backend: "kube-apiserver",
-      url: kube.url,
+      url,
       kubeconfig: kube.kubeconfig,
       kubeconfigPath,
       get server(): ApiServer {
@@ -197,8 +237,13 @@ async function startKube(options: TestServerOptions): Promise<TestServer> {
     };
   } catch (err) {
     await controlPlane?.stop();
-    await kube.close();
+    await front?.close();
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    await lease.release();
     throw err;
   }
+}
+
+function tokenOption(token: string | undefined): { token?: string } {
+  return token === undefined ? {} : { token };
 }
