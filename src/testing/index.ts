@@ -51,9 +51,11 @@ export type {
 export { type StorageSubject, storageConformance } from "./storage-conformance.ts";
 export { type StrategySubject, strategyConformance } from "./strategy-conformance.ts";
 export {
+  embeddedOnly,
   startTestServer,
   type TestBackend,
   type TestServer,
   type TestServerOptions,
+  testBackend,
 } from "./test-server.ts";
 export { type WaitForOptions, waitFor } from "./wait-for.ts";

@@ -77,6 +77,20 @@ export interface TestServer extends AsyncDisposable {
 /** Options that only the embedded server has. */
 const EMBEDDED_ONLY = ["storage", "clock", "watchCache"] as const;
 
+/** The backend `startTestServer()` runs in this test run: `$KONTROLLER_TEST_BACKEND`, else "embedded". */
+export function testBackend(): TestBackend {
+  return backendOf({});
+}
+
+/**
+ * A skip reason for a test about the embedded server only, where this run's backend is
+ * kube-apiserver; false otherwise: `it("...", { skip: embeddedOnly("virtual time") }, ...)`.
+ * Say which behaviour kube-apiserver does not have, so the skip says why.
+ */
+export function embeddedOnly(why: string): string | false {
+  return testBackend() === "kube-apiserver" ? `embedded server only: ${why}` : false;
+}
+
 function backendOf(options: TestServerOptions): TestBackend {
   const backend = options.backend ?? (process.env.KONTROLLER_TEST_BACKEND || "embedded");
   if (backend !== "embedded" && backend !== "kube-apiserver") {

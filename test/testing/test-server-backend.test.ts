@@ -13,10 +13,12 @@ import { describe, it } from "node:test";
 import { createClient } from "kontroller/client";
 import { InvalidOptionError } from "kontroller/core";
 import {
+  embeddedOnly,
   FakeClock,
   findKubeApiServer,
   KubeApiServerNotFoundError,
   startTestServer,
+  testBackend,
 } from "kontroller/testing";
 
 const noBinary =
@@ -51,6 +53,17 @@ describe("startTestServer backends", () => {
       assert.equal(s.backend, "embedded");
       assert.match(s.url, /^http:\/\/127\.0\.0\.1:\d+$/);
       assert.equal(typeof s.server.cutWatches, "function");
+    });
+  });
+
+  it("embeddedOnly gives a skip reason naming the behaviour only where the run's backend is kube-apiserver", async () => {
+    await withEnv({ KONTROLLER_TEST_BACKEND: undefined }, async () => {
+      assert.equal(testBackend(), "embedded");
+      assert.equal(embeddedOnly("virtual time"), false);
+    });
+    await withEnv({ KONTROLLER_TEST_BACKEND: "kube-apiserver" }, async () => {
+      assert.equal(testBackend(), "kube-apiserver");
+      assert.equal(embeddedOnly("virtual time"), "embedded server only: virtual time");
     });
   });
 
