@@ -44,7 +44,14 @@ export async function setup(
   const client = createClient({ url: server.url });
   await seed(client.resource(configMaps, { namespace: "default" }));
   const factory = new InformerFactory({ client, logger });
-  const spec = controller({ name: "test", for: configMaps, reconcile, ...extra });
+  // Only "default": a real kube-apiserver keeps ConfigMaps of its own in kube-system.
+  const spec = controller({
+    name: "test",
+    for: configMaps,
+    namespace: "default",
+    reconcile,
+    ...extra,
+  });
   const c = new Controller({
     spec,
     factory,

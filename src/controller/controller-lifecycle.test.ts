@@ -182,6 +182,8 @@ describe("Controller priorities", () => {
       spec: controller({
         name: "resyncs",
         for: configMaps,
+        // Only "default": a real kube-apiserver keeps ConfigMaps of its own in kube-system.
+        namespace: "default",
         priority: ({ event, object }) => {
           queued.push({ name: `${event} ${object.metadata?.name}` }, {} as ReconcileContext);
           return undefined; // the default

@@ -67,6 +67,8 @@ describe("Manager", () => {
       controller({
         name: "cms",
         for: configMaps,
+        // Only "default": a real kube-apiserver keeps ConfigMaps of its own in kube-system.
+        namespace: "default",
         reconcile: ({ name }) => {
           seen.resolve(name);
         },
