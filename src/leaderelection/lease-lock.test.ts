@@ -6,7 +6,7 @@ import { startTestServer } from "../testing/index.ts";
 import { LeaderElector } from "./leader-elector.ts";
 import { LeaseLock } from "./lease-lock.ts";
 
-describe("LeaseLock against the embedded API server", () => {
+describe("LeaseLock against an API server", () => {
   it("creates, reads and compare-and-swaps a Lease", async () => {
     await using server = await startTestServer();
     await using client = createClient({ url: server.url });

@@ -1,6 +1,6 @@
 /**
  * Leader election across processes: three candidates (`candidate.ts`, each its own Node
- * process on the real clock) elect a leader on one Lease of an embedded API server; the leader
+ * process on the real clock) elect a leader on one Lease of the test API server; the leader
  * is SIGKILLed and another takes over once the lease runs out; the next leader is SIGTERMed,
  * releases the Lease, and the last one takes over at once.
  *
