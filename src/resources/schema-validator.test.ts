@@ -82,7 +82,7 @@ describe("compileSchema", () => {
         [
           "FieldValueTypeInvalid",
           "spec.name",
-          'Invalid value: "integer": spec.name in body must be of type string: 5',
+          'Invalid value: "integer": spec.name in body must be of type string: "integer"',
         ],
       ],
       [
@@ -142,7 +142,7 @@ describe("compileSchema", () => {
         [
           "FieldValueTypeInvalid",
           "spec.port",
-          'Invalid value: "number": spec.port in body must be of type integer or string: 1.5',
+          'Invalid value: "number": spec.port in body must be of type integer,string: "number"',
         ],
       ],
       [
@@ -162,7 +162,7 @@ describe("compileSchema", () => {
         [
           "FieldValueTypeInvalid",
           "spec.tags[0]",
-          'Invalid value: "integer": spec.tags[0] in body must be of type string: 1',
+          'Invalid value: "integer": spec.tags[0] in body must be of type string: "integer"',
         ],
       ],
       [

@@ -195,10 +195,11 @@ function toCause(e: ErrorObject, root: unknown): StatusCause {
       return { reason: "FieldValueRequired", field, message: "Required value" };
     }
     case "type":
+      // kube-openapi names the value's type twice, never the value (`...: "string"`).
       return {
         reason: "FieldValueTypeInvalid",
         field: path,
-        message: `Invalid value: "${typeName(value)}": ${inBody} must be of type ${String(p.type)}: ${shown}`,
+        message: `Invalid value: "${typeName(value)}": ${inBody} must be of type ${String(p.type)}: "${typeName(value)}"`,
       };
     case "enum":
       return {
@@ -276,7 +277,7 @@ function toCause(e: ErrorObject, root: unknown): StatusCause {
       return {
         reason: "FieldValueTypeInvalid",
         field: path,
-        message: `Invalid value: "${typeName(value)}": ${inBody} must be of type integer or string: ${shown}`,
+        message: `Invalid value: "${typeName(value)}": ${inBody} must be of type integer,string: "${typeName(value)}"`,
       };
     case "x-kubernetes-list-type":
       return {

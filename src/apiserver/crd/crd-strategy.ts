@@ -1,5 +1,5 @@
 import type { KubeObject, StatusCause } from "../../core/index.ts";
-import { checkDns1123Label, checkDns1123Subdomain } from "../../core/index.ts";
+import { checkDns1123Label, checkDns1123Subdomain, deepEqual } from "../../core/index.ts";
 import { type OpenApiSchema, structuralProblems } from "../../resources/index.ts";
 import { metaOf } from "../registry/codec.ts";
 import { field } from "../registry/field-errors.ts";
@@ -103,6 +103,19 @@ export const crdStrategy: Strategy = {
       );
     }
     const seen = new Set<unknown>();
+    // kube validates its internal form, where a schema every version shares is moved to
+    // spec.validation: its problems are reported there, once.
+    const schemaOf = (v: unknown) =>
+      recordAt(recordAt(v as Json, "schema") ?? {}, "openAPIV3Schema");
+    const shared =
+      versions.length > 0 && versions.every((v) => deepEqual(schemaOf(v), schemaOf(versions[0])))
+        ? schemaOf(versions[0])
+        : undefined;
+    if (shared !== undefined) {
+      causes.push(
+        ...structuralProblems(shared as OpenApiSchema, "spec.validation.openAPIV3Schema"),
+      );
+    }
     versions.forEach((raw, i) => {
       const v = (raw ?? {}) as Json;
       const p = `spec.versions[${i}]`;
@@ -113,7 +126,7 @@ export const crdStrategy: Strategy = {
       const schema = recordAt(recordAt(v, "schema") ?? {}, "openAPIV3Schema");
       if (schema === undefined)
         causes.push(field.required(`${p}.schema.openAPIV3Schema`, "schemas are required"));
-      else
+      else if (shared === undefined)
         causes.push(...structuralProblems(schema as OpenApiSchema, `${p}.schema.openAPIV3Schema`));
       causes.push(
         ...validateSelectableFields(

@@ -7,17 +7,26 @@ import {
   subresourceVerbs,
 } from "../registry/registry.ts";
 
-/** The Kubernetes version this server speaks. */
-export const KUBE_VERSION = { major: "1", minor: "32", gitVersion: "v1.32.0" };
+/** The Kubernetes version whose API this server serves (its OpenAPI and field tables are 1.36's). */
+export const KUBE_VERSION = { major: "1", minor: "36", gitVersion: "v1.36.0" };
 
-/** `GET /version`. */
+/**
+ * `GET /version`, with kube 1.36's keys: it emulates its own version, and is compatible with
+ * one minor back.
+ */
 export function versionInfo(): Record<string, string> {
   return {
-    ...KUBE_VERSION,
+    major: KUBE_VERSION.major,
+    minor: KUBE_VERSION.minor,
+    emulationMajor: KUBE_VERSION.major,
+    emulationMinor: KUBE_VERSION.minor,
+    minCompatibilityMajor: KUBE_VERSION.major,
+    minCompatibilityMinor: String(Number(KUBE_VERSION.minor) - 1),
+    gitVersion: KUBE_VERSION.gitVersion,
     gitCommit: "kontroller",
     gitTreeState: "clean",
     buildDate: "2026-01-01T00:00:00Z",
-    goVersion: "go1.23.0",
+    goVersion: "go1.26.0",
     compiler: "gc",
     platform: `${process.platform}/${process.arch === "x64" ? "amd64" : process.arch}`,
   };
