@@ -1,8 +1,8 @@
 /**
- * The rig of the fault-scenario suites: the embedded API server, a fault proxy in front of it,
- * an informer that reaches the server only through the proxy (its timers on a FakeClock), a
- * writer that talks to the server directly, and a handler that checks every notification
- * against what it saw before.
+ * The rig of the fault-scenario suites: the test server (embedded, or kube-apiserver), a fault
+ * proxy in front of it, an informer that reaches the server only through the proxy (its timers
+ * on a FakeClock), a writer that talks to the server directly, and a handler that checks every
+ * notification against what it saw before.
  */
 import {
   type EventHandler,
@@ -20,6 +20,7 @@ import {
   type FaultProxy,
   startFaultProxy,
   startTestServer,
+  type TestBackend,
   type TestServer,
   type TestServerOptions,
 } from "kontroller/testing";
@@ -35,6 +36,57 @@ export async function until(
     await new Promise((r) => setImmediate(r));
   }
   throw new Error(`gave up waiting for ${what}`);
+}
+
+/** One answer per backend: every kube-apiserver of a run has the same etcd under it. */
+const streamingListAnswers = new Map<TestBackend, Promise<boolean>>();
+
+/**
+ * Whether the server serves streaming lists (`sendInitialEvents=true`) and watches from no
+ * resourceVersion. kube-apiserver refuses both, with an ERROR event holding a 500 ("the required
+ * storage feature RequestWatchProgress is disabled"), when its etcd is older than 3.4.31 (or a
+ * 3.5 older than 3.5.13); an informer then lists and watches, as client-go falls back to.
+ */
+export function servesStreamingLists(server: TestServer): Promise<boolean> {
+  let answer = streamingListAnswers.get(server.backend);
+  if (answer === undefined) {
+    answer = askForStreamingList(server.url);
+    streamingListAnswers.set(server.backend, answer);
+  }
+  return answer;
+}
+
+/** The skip reason of a test that needs the server's streaming lists, where it has none. */
+export const NO_STREAMING_LISTS =
+  "the server refuses streaming lists and watches from no resourceVersion (kube-apiserver does where its etcd lacks RequestWatchProgress: before 3.4.31, or a 3.5 before 3.5.13)";
+
+/** Opens a streaming list that matches nothing and reads its first event. */
+async function askForStreamingList(url: string): Promise<boolean> {
+  const query = new URLSearchParams({
+    watch: "true",
+    sendInitialEvents: "true",
+    resourceVersionMatch: "NotOlderThan",
+    allowWatchBookmarks: "true",
+    labelSelector: "kontroller.test/none=none",
+    timeoutSeconds: "5",
+  });
+  const ac = new AbortController();
+  try {
+    const res = await fetch(`${url}/api/v1/namespaces/default/configmaps?${query}`, {
+      signal: ac.signal,
+    });
+    if (!res.ok || res.body === null) return false;
+    let text = "";
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body) {
+      text += decoder.decode(chunk as Uint8Array, { stream: true });
+      const end = text.indexOf("\n");
+      if (end >= 0) return (JSON.parse(text.slice(0, end)) as { type?: string }).type !== "ERROR";
+    }
+    return false;
+  } finally {
+    ac.abort();
+  }
 }
 
 const rvOf = (o: ConfigMap) => Number(o.metadata?.resourceVersion);
@@ -88,6 +140,11 @@ export interface RigOptions {
 
 export interface Rig extends AsyncDisposable {
   server: TestServer;
+  /**
+   * Whether the server serves streaming lists (see {@link servesStreamingLists}); the informer
+   * uses them where it does, unless the test's informer options say otherwise.
+   */
+  streamingLists: boolean;
   proxy: FaultProxy;
   clock: FakeClock;
   /** Writes go straight to the server. */
@@ -97,8 +154,13 @@ export interface Rig extends AsyncDisposable {
   informer: SharedInformer<ConfigMap>;
   failures: ReflectorFailure[];
   mirror: ReturnType<typeof mirroringHandler>;
-  /** Starts the informer and waits for it to sync. */
+  /** Starts the informer and waits for it to sync and for its watch to be open. */
   start(): Promise<void>;
+  /**
+   * Waits until the informer's watch is open (the server answered it). After a list the watch
+   * is a request of its own, so a fault aimed at the watch waits for this.
+   */
+  watching(): Promise<void>;
   /** The server's state, key → resourceVersion. */
   serverState(): Promise<Map<string, string>>;
   /** Waits until the cache and the mirroring handler equal the server's state. */
@@ -122,6 +184,7 @@ function same(a: Map<string, string>, b: Map<string, string>): boolean {
 /** Starts a rig for ConfigMaps in namespace `default`. */
 export async function startRig(options: RigOptions = {}): Promise<Rig> {
   const server = await startTestServer({ compactionIntervalMs: 0, ...options.server });
+  const streamingLists = await servesStreamingLists(server);
   const clock = new FakeClock();
   // The proxy's delays run on the informer's clock too.
   const proxy = await startFaultProxy({ target: server.url, clock });
@@ -140,6 +203,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     onWatchError: (f) => failures.push(f),
     random: () => 0,
     backoff: { random: () => 0 },
+    useWatchList: streamingLists,
     ...options.informer,
   });
   const mirror = mirroringHandler();
@@ -148,6 +212,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
   let running: Promise<void> | undefined;
   const rig: Rig = {
     server,
+    streamingLists,
     proxy,
     clock,
     writer,
@@ -158,6 +223,10 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     async start() {
       running = informer.run(stop.signal);
       await informer.waitForSync();
+      await rig.watching();
+    },
+    async watching() {
+      await until(() => proxy.openWatches > 0, "the informer's watch");
     },
     async serverState() {
       return state((await writer.list()).items);
