@@ -75,8 +75,13 @@ function qualified(gr: GroupResource): string {
   return gr.group === "" ? gr.resource : `${gr.resource}.${gr.group}`;
 }
 
+/** StatusDetails as kube encodes them: an empty name or group (the core group) is left out. */
 function details(gr: GroupResource, name: string): StatusDetails {
-  return { name, group: gr.group, kind: gr.resource };
+  return {
+    ...(name === "" ? {} : { name }),
+    ...(gr.group === "" ? {} : { group: gr.group }),
+    kind: gr.resource,
+  };
 }
 
 /** Builders for the errors the API server sends, with kube-apiserver's messages. */
@@ -118,8 +123,8 @@ export const errors = {
     );
     const list = parts.length === 1 ? parts[0] : `[${parts.join(", ")}]`;
     return ApiError.of("Invalid", `${what} "${name}" is invalid: ${list}`, {
-      name,
-      group,
+      ...(name === "" ? {} : { name }),
+      ...(group === "" ? {} : { group }),
       kind,
       causes,
     });

@@ -12,7 +12,7 @@ describe("API server over HTTP: discovery and health", () => {
 
   it("serves /version, /api, /apis, group and resource lists, and health checks", async () => {
     const v = await call(s.url, "GET", "/version");
-    assert.match(v.body.gitVersion, /^v1\.32\.\d+/);
+    assert.match(v.body.gitVersion, /^v1\.36\.\d+/);
     const api = await call(s.url, "GET", "/api");
     assert.deepEqual(api.body.versions, ["v1"]);
     const apis = await call(s.url, "GET", "/apis");

@@ -224,7 +224,7 @@ export const remove: VerbHandler = async (v) => {
     200,
     successStatus({
       name: r.name,
-      group: served.def.group,
+      ...(served.def.group === "" ? {} : { group: served.def.group }),
       kind: served.def.plural,
       uid: object.metadata?.uid ?? "",
     }),
