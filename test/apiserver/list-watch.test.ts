@@ -22,7 +22,9 @@ describe("API server over HTTP: lists", () => {
       r.body.items.map((i: { metadata: { name: string } }) => i.metadata.name),
       ["a", "b", "c", "d", "e"],
     );
-    assert.equal(r.body.items[0].kind, "ConfigMap");
+    // As kube's typed lists: apiVersion and kind on the list, not on its items.
+    assert.equal(r.body.items[0].kind, undefined);
+    assert.equal(r.body.items[0].apiVersion, undefined);
     const max = Math.max(
       ...r.body.items.map((i: { metadata: { resourceVersion: string } }) =>
         Number(i.metadata.resourceVersion),

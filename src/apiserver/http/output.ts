@@ -155,5 +155,22 @@ export async function sendList(
     list.items,
     (e) => cache.entryJson(e, encoder),
     "]}",
+    // kube's typed lists of built-in kinds carry apiVersion and kind once, on the list; a custom
+    // resource's (unstructured) items keep theirs.
+    served.custom === undefined ? typeMetaPrefix(served) : undefined,
   );
+}
+
+const typeMetaPrefixes = new WeakMap<ServedResource, Buffer>();
+
+/** The bytes a stored object's JSON begins with: `{"apiVersion":"apps/v1","kind":"Deployment",`. */
+function typeMetaPrefix(served: ServedResource): Buffer {
+  let prefix = typeMetaPrefixes.get(served);
+  if (prefix === undefined) {
+    prefix = Buffer.from(
+      `{"apiVersion":${JSON.stringify(apiVersionOf(served.def))},"kind":${JSON.stringify(served.def.kind)},`,
+    );
+    typeMetaPrefixes.set(served, prefix);
+  }
+  return prefix;
 }

@@ -95,6 +95,23 @@ describe("sendJsonList", () => {
     });
   }
 
+  for (const [what, count, size] of [
+    ["a small list", 3, 10],
+    ["a streamed list", 3000, 1000],
+  ] as const) {
+    it(`leaves out the prefix it is given where an item begins with it, in ${what}`, async () => {
+      const typed = (i: number) => `{"apiVersion":"v1","kind":"Thing",${item(i, size).slice(1)}`;
+      const other = (i: number) => `{"apiVersion":"v2","kind":"Thing",${item(i, size).slice(1)}`;
+      const items = Array.from({ length: count }, (_, i) => i);
+      const encode = (i: number) => Buffer.from(i % 2 === 0 ? typed(i) : other(i));
+      const res = new RecordingResponse();
+      const prefix = Buffer.from('{"apiVersion":"v1","kind":"Thing",');
+      await sendJsonList(as(res), head, items, encode, "]}", prefix);
+      const want = items.map((i) => (i % 2 === 0 ? item(i, size) : other(i)));
+      assert.equal(res.body, `${head}${want.join(",")}]}`);
+    });
+  }
+
   it("builds the next chunk only once the socket has drained", async () => {
     const items = Array.from({ length: 3000 }, (_, i) => i);
     const res = new RecordingResponse(true);

@@ -25,6 +25,7 @@ export const LIST_CHUNK_BYTES = 256 * 1024;
 const LIST_BATCH_ITEMS = 512;
 
 const COMMA = Buffer.from(",");
+const OPEN = Buffer.from("{");
 
 /**
  * Writes the JSON text `head`, then `json` of each item (UTF-8) comma-separated, then `tail` (a
@@ -33,6 +34,9 @@ const COMMA = Buffer.from(",");
  * streamed (chunked) through a {@link ChunkWriter} as it is built, waiting for the socket between
  * chunks, so a list of 100 000 objects is neither built whole nor held in the socket's buffer.
  * Resolves once the body is written or the response is gone.
+ *
+ * `dropPrefix`: where an item's JSON begins with these bytes (`{"apiVersion":…,"kind":…,`), they
+ * are left out (the item starts `{` and goes on after them), without copying the item.
  */
 export async function sendJsonList<T>(
   res: ServerResponse,
@@ -40,14 +44,22 @@ export async function sendJsonList<T>(
   items: readonly T[],
   json: (item: T) => Buffer,
   tail: string,
+  dropPrefix?: Buffer,
 ): Promise<void> {
   const pieces: Buffer[] = [Buffer.from(head)];
+  const push = (item: Buffer) => {
+    if (dropPrefix !== undefined && startsWith(item, dropPrefix)) {
+      pieces.push(OPEN, item.subarray(dropPrefix.length));
+    } else {
+      pieces.push(item);
+    }
+  };
   let bytes = pieces[0]!.length;
   let i = 0;
   for (; i < items.length && bytes < LIST_CHUNK_BYTES; i++) {
     if (i > 0) pieces.push(COMMA);
     const item = json(items[i]!);
-    pieces.push(item);
+    push(item);
     bytes += item.length + 1;
   }
   if (i === items.length) {
@@ -65,11 +77,19 @@ export async function sendJsonList<T>(
     if (i === items.length) break;
     pieces.length = 0;
     for (const end = Math.min(items.length, i + LIST_BATCH_ITEMS); i < end; i++) {
-      pieces.push(COMMA, json(items[i]!));
+      pieces.push(COMMA);
+      push(json(items[i]!));
     }
   }
   await writer.flush();
   if (!res.destroyed) res.end(tail);
+}
+
+function startsWith(buffer: Buffer, prefix: Buffer): boolean {
+  return (
+    buffer.length > prefix.length &&
+    buffer.compare(prefix, 0, prefix.length, 0, prefix.length) === 0
+  );
 }
 
 /**
