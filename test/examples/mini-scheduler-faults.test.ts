@@ -10,10 +10,11 @@ import { describe, it } from "node:test";
 import { createClient } from "kontroller/client";
 import { EventRecorder } from "kontroller/controller";
 import { ApiError } from "kontroller/core";
-import { events, eventsV1, nodes, type Pod, pods } from "kontroller/resources";
+import { events, eventsV1, type Pod, pods } from "kontroller/resources";
 import { startTestServer, waitFor } from "kontroller/testing";
 import { type Binder, bindingSubresource } from "../../examples/mini-scheduler/binder.ts";
 import {
+  createNode,
   deadline,
   nodeObject,
   podObject,
@@ -47,7 +48,7 @@ async function cluster(nodeCount: number, cpu: string) {
   const capacity = new Map<string, number>();
   for (let i = 0; i < nodeCount; i++) {
     const name = `node-${String(i).padStart(2, "0")}`;
-    await client.resource(nodes).create(nodeObject(name, cpu));
+    await createNode(client, nodeObject(name, cpu));
     capacity.set(name, Number.parseFloat(cpu) * (cpu.endsWith("m") ? 1 : 1000));
   }
   return {
@@ -182,7 +183,7 @@ describe("example: mini-scheduler under faults", () => {
 
   it("drops a pod someone else bound first, and frees its capacity for the others at once", async () => {
     await using c = await cluster(1, "1");
-    await c.client.resource(nodes).create(nodeObject("rival", "8", "8Gi", { unschedulable: true }));
+    await createNode(c.client, nodeObject("rival", "8", "8Gi", { unschedulable: true }));
     const log = await trackPlacements(c.client, new Map([...c.capacity, ["rival", 8000]]));
     // The rival pods come first in the initial list and take 2 of node-00's 5 slots, as
     // assumptions; the others then see 3 slots, until the rival bindings fail.

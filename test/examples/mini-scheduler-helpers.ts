@@ -2,7 +2,9 @@
 import { execFile } from "node:child_process";
 import type { Client, ResourceClient } from "kontroller/client";
 import type { KubeObject } from "kontroller/core";
-import { type Node, type Pod, pods } from "kontroller/resources";
+import { type Node, nodes, type Pod, pods, resourceDefinition } from "kontroller/resources";
+import type { TestServer } from "kontroller/testing";
+import type { PriorityClass } from "kubernetes-types/scheduling/v1.js";
 import { Scheduler, type SchedulerOptions } from "../../examples/mini-scheduler/scheduler.ts";
 
 export const SCHEDULER = "mini-scheduler";
@@ -31,7 +33,84 @@ export function nodeObject(
   };
 }
 
-/** A pod for our scheduler requesting `cpu` and `memory`. */
+/** The taint kube-apiserver puts on every new Node (admission plugin TaintNodesByCondition). */
+const NOT_READY = "node.kubernetes.io/not-ready";
+
+/**
+ * Lifts the `node.kubernetes.io/not-ready` taint from `node` if it is Ready, as the node
+ * lifecycle controller of kube-controller-manager does: kube-apiserver taints every new Node,
+ * and no controller manager runs beside the test server. The embedded server adds no taint:
+ * there, nothing to do.
+ */
+export async function liftNotReadyTaint(client: Client, node: Node): Promise<Node> {
+  const ready = node.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True");
+  const taints = node.spec?.taints ?? [];
+  if (!ready || !taints.some((t) => t.key === NOT_READY)) return node;
+  return client
+    .resource(nodes)
+    .update({ ...node, spec: { ...node.spec, taints: taints.filter((t) => t.key !== NOT_READY) } });
+}
+
+/** {@link liftNotReadyTaint} on every node, for nodes made with kubectl. */
+export async function liftNotReadyTaints(client: Client): Promise<void> {
+  for (const node of (await client.resource(nodes).list()).items) {
+    await liftNotReadyTaint(client, node);
+  }
+}
+
+/** Creates `node` and makes it schedulable if Ready, as a cluster does (see {@link liftNotReadyTaint}). */
+export async function createNode(client: Client, node: Node): Promise<Node> {
+  return liftNotReadyTaint(client, await client.resource(nodes).create(node));
+}
+
+/**
+ * The PriorityClass that {@link podObject} names for a pod of priority `value`: on kube-apiserver
+ * the Priority admission plugin sets a pod's `spec.priority` from its class (and refuses a
+ * priority that its class does not give), so the class must exist before the pod.
+ */
+export function priorityClassObject(value: number): PriorityClass {
+  return {
+    apiVersion: "scheduling.k8s.io/v1",
+    kind: "PriorityClass",
+    metadata: { name: priorityClassName(value) },
+    value,
+  };
+}
+
+/** scheduling.k8s.io/v1 PriorityClass (cluster-scoped). */
+export const priorityClasses = resourceDefinition<PriorityClass>({
+  group: "scheduling.k8s.io",
+  version: "v1",
+  kind: "PriorityClass",
+  plural: "priorityclasses",
+  scope: "Cluster",
+});
+
+/**
+ * Creates the PriorityClasses of `values` where the server has them: kube-apiserver gives a
+ * pod the priority of its PriorityClass; the embedded server serves no PriorityClasses and
+ * keeps a pod's `spec.priority` as it comes.
+ */
+export async function createPriorityClasses(
+  server: TestServer,
+  client: Client,
+  values: readonly number[],
+): Promise<void> {
+  if (server.backend !== "kube-apiserver") return;
+  for (const value of values) {
+    await client.resource(priorityClasses).create(priorityClassObject(value));
+  }
+}
+
+/** The PriorityClass that pods of priority `value` name. */
+export function priorityClassName(value: number): string {
+  return `priority-${value}`;
+}
+
+/**
+ * A pod for our scheduler requesting `cpu` and `memory`. A priority other than 0 (the priority
+ * of a pod without a class) comes with its class, {@link priorityClassObject}.
+ */
 export function podObject(
   name: string,
   cpu: string,
@@ -45,6 +124,7 @@ export function podObject(
     spec: {
       schedulerName: SCHEDULER,
       ...(extra.priority === undefined ? {} : { priority: extra.priority }),
+      ...(extra.priority ? { priorityClassName: priorityClassName(extra.priority) } : {}),
       ...(extra.nodeSelector ? { nodeSelector: extra.nodeSelector } : {}),
       containers: [{ name: "app", image: "nginx:1.27", resources: { requests: { cpu, memory } } }],
     },

@@ -1,6 +1,6 @@
 /**
  * fast-check: random nodes (CPU, memory, pod slots, zone label, cordoned, not ready) and random
- * pods (requests, priority, zone selector) against the embedded server. Checked against a
+ * pods (requests, priority, zone selector) against the test server. Checked against a
  * reference model of fitting, not the scheduler's own filters: no node is ever over-committed
  * (at every change a watch sees), every pod lands only where it may, and every pod that fits
  * somewhere is bound — first from the start, then again after random bound pods are deleted
@@ -11,10 +11,13 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { createClient } from "kontroller/client";
-import { type Node, nodes, type Pod, pods } from "kontroller/resources";
+import { type Node, type Pod, pods } from "kontroller/resources";
 import { startTestServer } from "kontroller/testing";
 import {
+  createNode,
+  createPriorityClasses,
   deadline,
+  priorityClassName,
   runScheduler,
   SCHEDULER,
   trackPlacements,
@@ -74,6 +77,7 @@ function toPod(s: PodSpec, i: number): Pod {
     spec: {
       schedulerName: SCHEDULER,
       priority: s.priority,
+      ...(s.priority ? { priorityClassName: priorityClassName(s.priority) } : {}),
       ...(s.zone ? { nodeSelector: { zone: s.zone } } : {}),
       containers: [
         {
@@ -140,7 +144,8 @@ describe("example: mini-scheduler (property)", () => {
           await using server = await startTestServer({ controllers: false });
           await using client = createClient({ url: server.url });
           const podClient = client.resource(pods, { namespace: "default" });
-          await Promise.all(nodeSpecs.map((s, i) => client.resource(nodes).create(toNode(s, i))));
+          await Promise.all(nodeSpecs.map((s, i) => createNode(client, toNode(s, i))));
+          await createPriorityClasses(server, client, [100]);
           const log = await trackPlacements(
             client,
             new Map(nodeSpecs.map((s, i) => [nodeName(i), s.cpu])),
@@ -159,7 +164,11 @@ describe("example: mini-scheduler (property)", () => {
             const victims = new Set(
               toDelete.flatMap((k) => (bound.length ? [bound[k % bound.length]!] : [])),
             );
-            for (const v of victims) await podClient.delete(v.metadata!.name!);
+            // At once, as the kubelet would confirm: kube-apiserver deletes a bound pod
+            // gracefully and waits for its kubelet, and none runs here.
+            for (const v of victims) {
+              await podClient.delete(v.metadata!.name!, { gracePeriodSeconds: 0 });
+            }
             const left = podSpecs.length - victims.size;
             state = await waitForList(
               podClient,

@@ -1,5 +1,5 @@
 /**
- * The mini scheduler end to end, with kubectl against the embedded server: pods land on nodes
+ * The mini scheduler end to end, with kubectl against the test server: pods land on nodes
  * with room (and never on cordoned, not-ready or unselected ones); a pod too big for every node
  * stays Pending with a FailedScheduling event and the PodScheduled=False condition, and is
  * scheduled as soon as a bigger node is added (well before its backoff would end); higher
@@ -8,13 +8,16 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createClient } from "kontroller/client";
-import { type Event, events, nodes, pods } from "kontroller/resources";
+import { type Event, events, pods } from "kontroller/resources";
 import { startTestServer, waitFor } from "kontroller/testing";
 import { stringify } from "yaml";
 import {
   cpuByNode,
+  createNode,
+  createPriorityClasses,
   deadline,
   kubectl,
+  liftNotReadyTaints,
   nodeObject,
   podObject,
   runScheduler,
@@ -39,6 +42,7 @@ describe("example: mini-scheduler", () => {
         nodeObject("node-down", "64", "64Gi", { ready: false }),
       ),
     );
+    await liftNotReadyTaints(client);
     const running = runScheduler(client);
     try {
       const podsYaml = [
@@ -93,6 +97,7 @@ describe("example: mini-scheduler", () => {
       ["create", "-f", "-"],
       list(nodeObject("small-1", "1"), nodeObject("small-2", "2")),
     );
+    await liftNotReadyTaints(client);
     // A minute of backoff: only the event-driven move can place the pod within the test.
     const running = runScheduler(client, { initialBackoffMs: 60_000, maxBackoffMs: 60_000 });
     try {
@@ -124,6 +129,7 @@ describe("example: mini-scheduler", () => {
       assert.match(describe, /FailedScheduling/);
 
       await kubectl(kc, ["create", "-f", "-"], JSON.stringify(nodeObject("large", "4")));
+      await liftNotReadyTaints(client);
       const bound = await waitFor(
         client.resource(pods, { namespace: "default" }),
         "big",
@@ -141,8 +147,7 @@ describe("example: mini-scheduler", () => {
     // The same happens when room is made by deleting a pod (and by uncordoning a node).
     await using server2 = await startTestServer({ controllers: false });
     await using client2 = createClient({ url: server2.url });
-    const nodes2 = client2.resource(nodes);
-    await nodes2.create(nodeObject("only", "2"));
+    await createNode(client2, nodeObject("only", "2"));
     const ps = client2.resource(pods, { namespace: "default" });
     const running2 = runScheduler(client2, { initialBackoffMs: 60_000, maxBackoffMs: 60_000 });
     try {
@@ -152,7 +157,9 @@ describe("example: mini-scheduler", () => {
       await waitForList(client2.resource(events, { namespace: "default" }), (es) => es.length > 0, {
         fieldSelector: "involvedObject.name=second,reason=FailedScheduling",
       });
-      await ps.delete("first");
+      // At once, as the kubelet would confirm: kube-apiserver deletes a bound pod gracefully and
+      // waits for its kubelet, and none runs here.
+      await ps.delete("first", { gracePeriodSeconds: 0 });
       const second = await waitFor(ps, "second", (p) => Boolean(p?.spec?.nodeName), {
         signal: deadline(),
       });
@@ -168,6 +175,8 @@ describe("example: mini-scheduler", () => {
     const kc = server.kubeconfigPath;
     // Room for three 1-CPU pods; five wait, created before the scheduler starts.
     await kubectl(kc, ["create", "-f", "-"], JSON.stringify(nodeObject("one", "3")));
+    await liftNotReadyTaints(client);
+    await createPriorityClasses(server, client, [10, 1000]);
     await kubectl(
       kc,
       ["create", "-f", "-"],
@@ -191,7 +200,10 @@ describe("example: mini-scheduler", () => {
       const table = await kubectl(kc, ["get", "pods", "-o", "wide"]);
       assert.match(table, /\na-low\s+0\/1\s+Pending\s+0\s+\S+\s+<none>\s+<none>\s/);
       // Within a priority the first to arrive goes first: free one slot, and a-low gets it.
-      await client.resource(pods, { namespace: "default" }).delete("c-mid");
+      // At once, as the kubelet would confirm (see above).
+      await client
+        .resource(pods, { namespace: "default" })
+        .delete("c-mid", { gracePeriodSeconds: 0 });
       const a = await waitFor(
         client.resource(pods, { namespace: "default" }),
         "a-low",
