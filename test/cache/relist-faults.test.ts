@@ -251,9 +251,15 @@ describe("relist faults", () => {
     assert.equal(rig.failures[0]!.recovery, "fallback-to-list");
   });
 
-  it("a server that ignores streaming lists (a plain watch, no end bookmark): after 30 s of silence the informer lists, and pages from then on", async (t) => {
+  it("a server that ignores streaming lists (a plain watch, no end bookmark): after 30 s of silence the informer lists, and pages from then on", {
+    // The proxy drops the streaming-list parameters; kube-apiserver (WatchList on) turns a watch
+    // from no resourceVersion back into a streaming list, or refuses it where its etcd has no
+    // RequestWatchProgress.
+    skip: embeddedOnly(
+      "a server that ignores streaming lists (kube-apiserver serves a watch from no resourceVersion as a streaming list)",
+    ),
+  }, async () => {
     await using rig = await startRig();
-    if (!rig.streamingLists) return t.skip(NO_STREAMING_LISTS);
     for (const n of ["a", "b", "c"]) await rig.writer.create(cm(n));
     rig.proxy.ignoreWatchLists();
     const started = rig.start();
