@@ -22,7 +22,7 @@ import { type Client, createClient, isConnectionRefused } from "kontroller/clien
 import { Manager } from "kontroller/controller";
 import { startControlPlane } from "kontroller/controlplane";
 import { customResourceDefinitions, isEstablished, namespaces } from "kontroller/resources";
-import { startEtcd, waitFor } from "kontroller/testing";
+import { embeddedOnly, startEtcd, waitFor } from "kontroller/testing";
 import {
   DISPLAY_NAME_LABEL,
   labelValue,
@@ -180,7 +180,9 @@ async function killAndRestart(source: StorageSource, signal: AbortSignal): Promi
 }
 
 describe("example: user-namespace across an API server restart", { timeout: 30_000 }, () => {
-  it("converges after the server is killed and restarted on the same memory storage", async (t) => {
+  it("converges after the server is killed and restarted on the same memory storage", {
+    skip: embeddedOnly("killing the API server in-process and restarting it on the same storage"),
+  }, async (t) => {
     const storage = new MemoryStorage();
     try {
       await killAndRestart({ next: () => storage, release: async () => {} }, t.signal);
@@ -189,7 +191,9 @@ describe("example: user-namespace across an API server restart", { timeout: 30_0
     }
   });
 
-  it("converges after the server is killed and a new one starts on the same etcd", async (t) => {
+  it("converges after the server is killed and a new one starts on the same etcd", {
+    skip: embeddedOnly("killing the API server in-process and restarting it on the same storage"),
+  }, async (t) => {
     await using etcd = await startEtcd();
     await killAndRestart(
       { next: () => new EtcdStorage({ endpoints: [etcd.endpoint] }), release: (s) => s.close() },
