@@ -1,5 +1,5 @@
 /**
- * The health-monitor example against the embedded server, with one worker on a fake clock: it
+ * The health-monitor example against the test server, with one worker on a fake clock: it
  * probes each monitor's URL and writes the result to status; an active monitor is probed
  * before the inactive ones that were queued first (the fast lane); after its interval each
  * monitor is probed again, and those re-checks wait in the slow lane.

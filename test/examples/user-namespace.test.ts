@@ -1,5 +1,5 @@
 /**
- * The user-namespace example, end to end with kubectl against the embedded server: a User gets
+ * The user-namespace example, end to end with kubectl against the test server: a User gets
  * its Namespace (owned, labelled), its external state and a Ready status; a new display name
  * relabels it; deleting the User removes the external state and the finalizer, and then the
  * control plane that `startTestServer()` runs removes the Namespace: the garbage collector
