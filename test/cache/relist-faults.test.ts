@@ -72,7 +72,7 @@ describe("relist faults", () => {
       "dropping the server's watch history on demand (a 410 from the proxy is the test above)",
     ),
   }, async () => {
-    await using rig = await startRig();
+    await using rig = await startRig({ informer: { useWatchList: true } });
     for (const n of ["a", "b"]) await rig.writer.create(cm(n));
     await rig.start();
     await rig.converged();
@@ -259,7 +259,7 @@ describe("relist faults", () => {
       "a server that ignores streaming lists (kube-apiserver serves a watch from no resourceVersion as a streaming list)",
     ),
   }, async () => {
-    await using rig = await startRig();
+    await using rig = await startRig({ informer: { useWatchList: true } });
     for (const n of ["a", "b", "c"]) await rig.writer.create(cm(n));
     rig.proxy.ignoreWatchLists();
     const started = rig.start();
