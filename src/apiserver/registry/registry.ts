@@ -15,6 +15,7 @@ import { builtinSpecs, NAMESPACES_PREFIX } from "./builtin-kinds.ts";
 import { decodeFromStorage } from "./codec.ts";
 import { pruneBuiltin } from "./known-fields.ts";
 import { NamespaceAdmission } from "./namespace-admission.ts";
+import { omitEmpty } from "./omit-empty.ts";
 import { ALL_VERBS, type ServedResource } from "./served.ts";
 import { Store } from "./store.ts";
 import type { StoreOptions } from "./store-options.ts";
@@ -105,7 +106,11 @@ export class Registry {
         verbs: spec.verbs ?? ALL_VERBS,
         strategicMerge: true,
         encoder: spec.encoder ?? jsonEncoder,
-        normalize: (o) => pruneBuiltin(spec.def.kind, o),
+        normalize: (o) => {
+          const removed = pruneBuiltin(spec.def.kind, o);
+          omitEmpty(spec.def.kind, o);
+          return removed;
+        },
         ...(spec.fromStorage ? { fromStorage: spec.fromStorage } : {}),
         ...(spec.toStorage ? { toStorage: spec.toStorage } : {}),
         ...(spec.storageApiVersion ? { storageApiVersion: spec.storageApiVersion } : {}),

@@ -7,6 +7,7 @@ import { toServedForm, toStoredForm, transformInServedForm } from "./conversion.
 import { checkPreconditions, finalizersForDeletion, timestamp } from "./deletion.ts";
 import { fieldValidationWarnings } from "./field-validation.ts";
 import { generateName } from "./generate-name.ts";
+import { omitEmpty } from "./omit-empty.ts";
 import { MAX_UPDATE_ATTEMPTS, retryOnConflict } from "./retry.ts";
 import * as systemFields from "./system-fields.ts";
 
@@ -386,5 +387,37 @@ describe("retryOnConflict", () => {
       (err) => err === bad,
     );
     assert.equal(n, 1);
+  });
+});
+
+describe("omitempty on built-in objects", () => {
+  it("drops ObjectMeta's emptied maps and lists and a ConfigMap's emptied data, nothing else", () => {
+    const cm = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "a", labels: {}, annotations: { k: "v" }, finalizers: [] },
+      data: {},
+      binaryData: { b: "AA==" },
+    } as KubeObject;
+    omitEmpty("ConfigMap", cm);
+    assert.deepEqual(cm, {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "a", annotations: { k: "v" } },
+      binaryData: { b: "AA==" },
+    });
+    const deployment = {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "d", ownerReferences: [] },
+      data: {},
+    } as KubeObject;
+    omitEmpty("Deployment", deployment);
+    assert.deepEqual(deployment, {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "d" },
+      data: {},
+    });
   });
 });
