@@ -5,7 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { silentLogger } from "kontroller/cache";
 import { createClient } from "kontroller/client";
+import { startControlPlane } from "kontroller/controlplane";
 import type { KubeObject } from "kontroller/core";
 import {
   configMaps,
@@ -16,6 +18,9 @@ import {
 } from "kontroller/resources";
 import { startTestServer } from "kontroller/testing";
 import { ClusterView, gadgets, installCrds, ownerRef, widgets } from "./helpers.ts";
+
+/** How the control plane names the widgets' resource in its logs. */
+const WIDGETS = `${widgets.group}/${widgets.version}/${widgets.plural}`;
 
 const warned = (view: ClusterView, name: string) =>
   view
@@ -191,8 +196,27 @@ describe("garbage collector: references", { timeout: 60_000 }, () => {
   });
 
   it("collects the dependents of custom resources when their CRD is deleted", async () => {
-    await using s = await startTestServer();
+    await using s = await startTestServer({ controllers: false });
     await using client = createClient({ url: s.url });
+    // The monitor of the widgets goes once discovery no longer serves them. kube-apiserver
+    // deletes a CRD's objects before the CRD (their dependents may go first, as any owner's
+    // do), so the test waits for the control plane to say it stopped watching them.
+    let unwatched!: () => void;
+    const widgetsUnwatched = new Promise<void>((resolve) => {
+      unwatched = resolve;
+    });
+    await using controlPlane = await startControlPlane({
+      clientOptions: { url: s.url },
+      logger: {
+        ...silentLogger,
+        info: (fields, message) => {
+          const removed = fields.removed as string[] | undefined;
+          if (message === "monitored resources changed" && removed?.includes(WIDGETS)) {
+            unwatched();
+          }
+        },
+      },
+    });
     await installCrds(client, widgets);
     const w = await client.resource(widgets).create({
       apiVersion: "example.com/v1",
@@ -215,6 +239,7 @@ describe("garbage collector: references", { timeout: 60_000 }, () => {
         view.get("ConfigMap", "of-w-and-more")?.metadata?.ownerReferences?.length === 1,
       "the dependent of the widget to go, and the other to lose that reference",
     );
-    assert.ok(!s.controlPlane?.monitoredResources.some((r) => r.plural === "widgets"));
+    await widgetsUnwatched;
+    assert.ok(!controlPlane.monitoredResources.some((r) => r.plural === "widgets"));
   });
 });
