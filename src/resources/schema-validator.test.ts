@@ -281,3 +281,22 @@ describe("applyDefaults", () => {
     assert.deepEqual(obj, { n: null });
   });
 });
+
+describe("patterns", () => {
+  it("match as RE2: inline flags work, and a pattern that backtracks in JavaScript is just a pattern", () => {
+    const validate = compileSchema({
+      type: "object",
+      properties: {
+        day: { type: "string", pattern: "^((?i)sun|mon)day$" },
+        a: { type: "string", pattern: "^(a+)+$" },
+      },
+    });
+    assert.deepEqual(validate({ day: "SUNday", a: "aaaa" }), []);
+    assert.deepEqual(
+      validate({ day: "Tuesday", a: `${"a".repeat(64)}!` })
+        .map((c) => c.field)
+        .sort(),
+      ["a", "day"],
+    );
+  });
+});

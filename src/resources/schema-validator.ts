@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject } from "ajv";
 import formatsPlugin from "ajv-formats";
 import type { StatusCause } from "../core/index.ts";
 import type { OpenApiSchema } from "./openapi-schema.ts";
+import { re2Engine } from "./re2.ts";
 
 /** Validates an object against a CRD schema; returns the causes, empty when valid. */
 export type SchemaValidator = (value: unknown) => StatusCause[];
@@ -58,7 +59,12 @@ let shared: Ajv | undefined;
 
 function ajv(): Ajv {
   if (shared !== undefined) return shared;
-  const a = new Ajv({ allErrors: true, strict: false, validateFormats: true });
+  const a = new Ajv({
+    allErrors: true,
+    strict: false,
+    validateFormats: true,
+    code: { regExp: re2Engine },
+  });
   formatsPlugin.default(a, [...AJV_FORMATS]);
   a.addFormat("datetime", a.formats["date-time"]!);
   for (const [name, f] of Object.entries(FORMATS)) a.addFormat(name, f);

@@ -27,6 +27,70 @@ describe("structuralProblems", () => {
     assert.deepEqual(structuralProblems(ok, "openAPIV3Schema"), []);
   });
 
+  it("accepts int-or-string spelled as generated CRDs spell it, and only that form", () => {
+    const intOrString = [{ type: "integer" }, { type: "string" }] as OpenApiSchema[];
+    const ok = root({
+      type: "object",
+      properties: {
+        port: { "x-kubernetes-int-or-string": true, anyOf: intOrString },
+        quantity: {
+          "x-kubernetes-int-or-string": true,
+          pattern: "^[0-9]+$",
+          allOf: [{ anyOf: intOrString }, { pattern: "^1" }],
+        },
+      },
+    });
+    assert.deepEqual(structuralProblems(ok, "openAPIV3Schema"), []);
+    const at = "openAPIV3Schema.properties[spec].properties[p]";
+    for (const [p, where] of [
+      // Without the extension, a junctor's type is forbidden as ever.
+      [{ anyOf: intOrString, type: "integer" }, `${at}.anyOf[0].type`],
+      // Another pair is not the int-or-string form.
+      [
+        { "x-kubernetes-int-or-string": true, anyOf: [{ type: "string" }, { type: "integer" }] },
+        `${at}.anyOf[0].type`,
+      ],
+      [
+        {
+          "x-kubernetes-int-or-string": true,
+          anyOf: [{ type: "integer", minimum: 1 }, { type: "string" }],
+        },
+        `${at}.anyOf[0].type`,
+      ],
+    ] as [OpenApiSchema, string][]) {
+      const problems = structuralProblems(
+        root({ type: "object", properties: { p } }),
+        "openAPIV3Schema",
+      );
+      assert.ok(
+        problems.some(
+          (c) => c.field === where && /must be empty to be structural/.test(c.message ?? ""),
+        ),
+        `${JSON.stringify(p)}: ${JSON.stringify(problems)}`,
+      );
+    }
+  });
+
+  it("compiles patterns as RE2, as kube does: inline flags accepted, Perl-only syntax refused with Go's words", () => {
+    const p = (pattern: string) =>
+      structuralProblems(
+        root({ type: "object", properties: { p: { type: "string", pattern } } }),
+        "openAPIV3Schema",
+      );
+    assert.deepEqual(p("^((?i)sun|mon)day$"), []);
+    assert.deepEqual(p("^[a-z]+$"), []);
+    const at = "openAPIV3Schema.properties[spec].properties[p].pattern";
+    assert.deepEqual(
+      p("+").map((c) => `${c.field}: ${c.message}`),
+      [
+        `${at}: Invalid value: "+": must be a valid regular expression, but isn't: error parsing regexp: missing argument to repetition operator: \`+\``,
+      ],
+    );
+    for (const perlOnly of ["(a)\\1", "(?=a)b", "(?<=a)b"]) {
+      assert.equal(p(perlOnly)[0]?.field, at, perlOnly);
+    }
+  });
+
   it("reports each problem with kube's field path and message", () => {
     const cases: [OpenApiSchema, string, RegExp][] = [
       [{ type: "string" }, "openAPIV3Schema.type", /must be object at the root/],

@@ -4,6 +4,7 @@ import {
   type OpenApiSchema,
   X_KUBERNETES_SHAPE_KEYWORDS,
 } from "./openapi-schema.ts";
+import { compileRe2 } from "./re2.ts";
 import { checkDefaults } from "./schema-default-rules.ts";
 import { checkListsAndMaps, type Report } from "./schema-list-rules.ts";
 
@@ -135,12 +136,12 @@ function checkNode(
   }
   if (typeof node.pattern === "string") {
     try {
-      new RegExp(node.pattern, "u");
+      compileRe2(node.pattern);
     } catch (err) {
       at(
         `${path}.pattern`,
         "FieldValueInvalid",
-        `Invalid value: ${JSON.stringify(node.pattern)}: must be a valid regular expression: ${errorMessage(err)}`,
+        `Invalid value: ${JSON.stringify(node.pattern)}: must be a valid regular expression, but isn't: ${errorMessage(err)}`,
       );
     }
   }
@@ -174,11 +175,28 @@ function checkNode(
       at,
     );
   }
+  // kube leaves unchecked the one form int-or-string is spelled with in generated CRDs:
+  // `anyOf: [{type: integer}, {type: string}]`, or that anyOf as the first allOf.
+  const skipAnyOf = intOrString && isIntOrStringAnyOf(node.anyOf);
+  const skipFirstAllOf = intOrString && isIntOrStringAnyOf(node.allOf?.[0]?.anyOf);
   for (const junctor of ["allOf", "anyOf", "oneOf"] as const) {
-    for (const [i, j] of (node[junctor] ?? []).entries())
-      checkNode(j, `${path}.${junctor}[${i}]`, "junctor", at);
+    if (junctor === "anyOf" && skipAnyOf) continue;
+    for (const [i, j] of (node[junctor] ?? []).entries()) {
+      if (junctor === "allOf" && i === 0 && skipFirstAllOf) {
+        checkNode({ ...j, anyOf: undefined }, `${path}.allOf[0]`, "junctor", at);
+      } else {
+        checkNode(j, `${path}.${junctor}[${i}]`, "junctor", at);
+      }
+    }
   }
   if (node.not !== undefined) checkNode(node.not, `${path}.not`, "junctor", at);
+}
+
+function isIntOrStringAnyOf(anyOf: readonly OpenApiSchema[] | undefined): boolean {
+  if (anyOf?.length !== 2) return false;
+  const only = (schema: OpenApiSchema | undefined, type: string) =>
+    schema !== undefined && schema.type === type && Object.keys(schema).length === 1;
+  return only(anyOf[0], "integer") && only(anyOf[1], "string");
 }
 
 /** At the root, `metadata` may only restrict `name` and `generateName`. */
