@@ -3,6 +3,11 @@
  * with the TypeScript type of its objects. The built-in kinds the embedded API server serves
  * are defined here.
  */
+export type {
+  BuiltinResourceFacts,
+  BuiltinSubresourceFacts,
+} from "./builtin-resource-facts.ts";
+export { BUILTIN_RESOURCES } from "./builtin-resources.ts";
 export {
   builtinResources,
   type ConfigMap,

@@ -9,8 +9,8 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { it } from "node:test";
+import { BUILTIN_RESOURCES } from "kontroller/resources";
 import { findKubeApiServer, startTestServer } from "kontroller/testing";
-import { BUILTIN_RESOURCES } from "../../src/resources/builtin-resources.ts";
 import {
   generateBuiltinResources,
   OPENAPI_DIR,

@@ -1,5 +1,6 @@
 import type { KubeObject } from "../../core/index.ts";
 import {
+  BUILTIN_RESOURCES,
   configMaps,
   deployments,
   events,
@@ -9,6 +10,7 @@ import {
   nodes,
   pods,
   type ResourceDefinition,
+  resourceDefinition,
   secrets,
   serviceAccounts,
   services,
@@ -24,6 +26,7 @@ import {
   eventV1Strategy,
   leaseStrategy,
 } from "./strategies/events-leases.ts";
+import { genericStrategy } from "./strategies/generic.ts";
 import { namespaceStrategy } from "./strategies/namespace.ts";
 import { nodeStrategy } from "./strategies/node.ts";
 import { serviceStrategy } from "./strategies/service.ts";
@@ -61,6 +64,58 @@ const eventsV1Encoder: WatchEncoder = Object.freeze({
 export function builtinSpecs(allocators: {
   readonly clusterIps: ClusterIpAllocator;
 }): BuiltinSpec[] {
+  const specific = specificSpecs(allocators);
+  return [...specific, ...genericSpecs(specific)];
+}
+
+/**
+ * Resources kube serves without storing them (reviews answered at once, a pod's binding as a
+ * collection, computed component statuses): they need handlers of their own, not a store.
+ */
+const NOT_STORED = new Set([
+  "/bindings",
+  "/componentstatuses",
+  "authentication.k8s.io/selfsubjectreviews",
+  "authentication.k8s.io/tokenreviews",
+  "authorization.k8s.io/localsubjectaccessreviews",
+  "authorization.k8s.io/selfsubjectaccessreviews",
+  "authorization.k8s.io/selfsubjectrulesreviews",
+  "authorization.k8s.io/subjectaccessreviews",
+]);
+
+/**
+ * Every other resource kube-apiserver 1.36 serves by default, on the generic strategy, stored
+ * under `/registry/<group>/<plural>/`. Not yet: autoscaling/v1 HorizontalPodAutoscalers (kube
+ * converts them to and from v2's storage; v2 is served).
+ */
+function genericSpecs(specific: readonly BuiltinSpec[]): BuiltinSpec[] {
+  const served = new Set(specific.map((s) => `${s.def.group}/${s.def.version}/${s.def.plural}`));
+  const out: BuiltinSpec[] = [];
+  for (const facts of BUILTIN_RESOURCES) {
+    if (served.has(`${facts.group}/${facts.version}/${facts.plural}`)) continue;
+    if (NOT_STORED.has(`${facts.group}/${facts.plural}`)) continue;
+    if (facts.group === "autoscaling" && facts.version === "v1") continue;
+    const strategy = genericStrategy(facts);
+    out.push({
+      def: resourceDefinition({
+        group: facts.group,
+        version: facts.version,
+        kind: facts.kind,
+        plural: facts.plural,
+        scope: facts.namespaced ? "Namespaced" : "Cluster",
+        shortNames: facts.shortNames,
+        categories: facts.categories,
+      }),
+      strategy,
+      prefix: `/registry/${facts.group === "" ? "" : `${facts.group}/`}${facts.plural}/`,
+      subresources: strategy.statusSubresource ? ["status"] : [],
+      verbs: [...facts.verbs],
+    });
+  }
+  return out;
+}
+
+function specificSpecs(allocators: { readonly clusterIps: ClusterIpAllocator }): BuiltinSpec[] {
   return [
     {
       def: namespaces,

@@ -1,0 +1,46 @@
+import type { BuiltinResourceFacts } from "../../../resources/index.ts";
+import type { Strategy } from "../strategy.ts";
+
+/**
+ * Resources whose kube strategy sets `metadata.generation` to 1 on create and raises it when
+ * anything but metadata and status changes: the kinds with a spec a controller acts on.
+ */
+const TRACK_GENERATION = new Set([
+  "replicationcontrollers",
+  "admissionregistration.k8s.io/mutatingadmissionpolicies",
+  "admissionregistration.k8s.io/mutatingadmissionpolicybindings",
+  "admissionregistration.k8s.io/mutatingwebhookconfigurations",
+  "admissionregistration.k8s.io/validatingadmissionpolicies",
+  "admissionregistration.k8s.io/validatingadmissionpolicybindings",
+  "admissionregistration.k8s.io/validatingwebhookconfigurations",
+  "apps/daemonsets",
+  "apps/replicasets",
+  "apps/statefulsets",
+  "autoscaling/horizontalpodautoscalers",
+  "batch/cronjobs",
+  "batch/jobs",
+  "flowcontrol.apiserver.k8s.io/flowschemas",
+  "flowcontrol.apiserver.k8s.io/prioritylevelconfigurations",
+  "networking.k8s.io/ingresses",
+  "networking.k8s.io/networkpolicies",
+  "policy/poddisruptionbudgets",
+  "resource.k8s.io/deviceclasses",
+  "resource.k8s.io/resourceslices",
+]);
+
+/** RBAC objects are named by path segment (`system:controller:x`), as kube's ValidateRBACName. */
+const PATH_SEGMENT_NAMES = "rbac.authorization.k8s.io";
+
+/**
+ * How a built-in kind with no strategy of its own is served: stored as sent (pruned of nothing,
+ * validated only as metadata), its `status` subresource where kube has one, and its generation
+ * where kube tracks it. Kind-specific defaulting and validation come with a strategy of its own.
+ */
+export function genericStrategy(facts: BuiltinResourceFacts): Strategy {
+  const key = facts.group === "" ? facts.plural : `${facts.group}/${facts.plural}`;
+  return {
+    nameRule: facts.group === PATH_SEGMENT_NAMES ? "path-segment" : "subdomain",
+    trackGeneration: TRACK_GENERATION.has(key),
+    statusSubresource: facts.subresources.some((s) => s.name === "status"),
+  };
+}
