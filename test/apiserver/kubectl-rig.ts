@@ -58,10 +58,8 @@ export function kubectlRig(prefix: string, options: TestServerOptions = {}): Kub
       const { stdout } = await run(
         "kubectl",
         ["--kubeconfig", rig.server.kubeconfigPath, ...args],
-        {
-          env: rig.env(),
-          timeout: 30_000,
-        },
+        // A large CRD read back (prometheus-operator's) is several MiB of JSON.
+        { env: rig.env(), timeout: 30_000, maxBuffer: 64 * 1024 * 1024 },
       );
       return stdout;
     },
