@@ -58,8 +58,9 @@ export function kubectlRig(prefix: string, options: TestServerOptions = {}): Kub
       const { stdout } = await run(
         "kubectl",
         ["--kubeconfig", rig.server.kubeconfigPath, ...args],
-        // A large CRD read back (prometheus-operator's) is several MiB of JSON.
-        { env: rig.env(), timeout: 30_000, maxBuffer: 64 * 1024 * 1024 },
+        // prometheus-operator's CRDs: several MiB of JSON to read back, and tens of seconds to
+        // apply on a loaded machine.
+        { env: rig.env(), timeout: 120_000, maxBuffer: 64 * 1024 * 1024 },
       );
       return stdout;
     },
