@@ -127,6 +127,13 @@ spec:
     );
     await kubectl("apply", "-f", crd);
     await kubectl("wait", "--for=condition=Established", "crd/gauges.explain.example.com");
+    // kube-apiserver publishes a new CRD's OpenAPI a moment after it is established: ask for
+    // the index until it lists the group-version (each ask is a kubectl round trip).
+    for (let asked = 1; ; asked++) {
+      const index = JSON.parse(await kubectl("get", "--raw", "/openapi/v3"));
+      if ("apis/explain.example.com/v1" in index.paths) break;
+      assert.ok(asked < 300, "the CRD's OpenAPI document was never published");
+    }
     const spec = await kubectl("explain", "gauges.spec");
     assert.match(spec, /GROUP:\s+explain\.example\.com\nKIND:\s+Gauge\n/);
     assert.match(spec, /What the gauge measures\./);
