@@ -24,6 +24,13 @@ const ROOTS: Record<string, string> = {
   Lease: "V1Lease",
   Deployment: "V1Deployment",
   CustomResourceDefinition: "V1CustomResourceDefinition",
+  ReplicaSet: "V1ReplicaSet",
+  StatefulSet: "V1StatefulSet",
+  DaemonSet: "V1DaemonSet",
+  Job: "V1Job",
+  CronJob: "V1CronJob",
+  ReplicationController: "V1ReplicationController",
+  PodTemplate: "V1PodTemplate",
 };
 
 interface Model {

@@ -34,6 +34,13 @@ const CONDITIONS: Table = { "status.conditions": { mergeKey: "type" } };
 const BY_KIND: Readonly<Record<string, Table>> = {
   Pod: { ...podSpec("spec"), ...CONDITIONS },
   Deployment: { ...podSpec("spec.template.spec"), ...CONDITIONS },
+  ReplicaSet: { ...podSpec("spec.template.spec"), ...CONDITIONS },
+  StatefulSet: { ...podSpec("spec.template.spec"), ...CONDITIONS },
+  DaemonSet: { ...podSpec("spec.template.spec"), ...CONDITIONS },
+  ReplicationController: { ...podSpec("spec.template.spec"), ...CONDITIONS },
+  Job: { ...podSpec("spec.template.spec"), ...CONDITIONS },
+  CronJob: podSpec("spec.jobTemplate.spec.template.spec"),
+  PodTemplate: podSpec("template.spec"),
   Service: { "spec.ports": { mergeKey: "port" }, ...CONDITIONS },
   Namespace: CONDITIONS,
 };

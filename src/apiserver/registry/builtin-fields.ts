@@ -50,6 +50,10 @@ export const BUILTIN_TYPES: Readonly<Record<string, string>> = {
   V1ContainerStatus:
     "allocatedResources allocatedResourcesStatus:[]V1ResourceStatus containerID image imageID lastState:V1ContainerState name ready resources:V1ResourceRequirements restartCount started state:V1ContainerState stopSignal user:V1ContainerUser volumeMounts:[]V1VolumeMountStatus",
   V1ContainerUser: "linux:V1LinuxContainerUser",
+  V1CronJob: "apiVersion kind metadata:V1ObjectMeta spec:V1CronJobSpec status:V1CronJobStatus",
+  V1CronJobSpec:
+    "concurrencyPolicy failedJobsHistoryLimit jobTemplate:V1JobTemplateSpec schedule startingDeadlineSeconds successfulJobsHistoryLimit suspend timeZone",
+  V1CronJobStatus: "active:[]V1ObjectReference lastScheduleTime lastSuccessfulTime",
   V1CustomResourceColumnDefinition: "description format jsonPath name priority type",
   V1CustomResourceConversion: "strategy webhook:V1WebhookConversion",
   V1CustomResourceDefinition:
@@ -67,6 +71,14 @@ export const BUILTIN_TYPES: Readonly<Record<string, string>> = {
   V1CustomResourceSubresources: "scale:V1CustomResourceSubresourceScale status:*",
   V1CustomResourceValidation: "openAPIV3Schema:V1JSONSchemaProps",
   V1DaemonEndpoint: "Port",
+  V1DaemonSet:
+    "apiVersion kind metadata:V1ObjectMeta spec:V1DaemonSetSpec status:V1DaemonSetStatus",
+  V1DaemonSetCondition: "lastTransitionTime message reason status type",
+  V1DaemonSetSpec:
+    "minReadySeconds revisionHistoryLimit selector:V1LabelSelector template:V1PodTemplateSpec updateStrategy:V1DaemonSetUpdateStrategy",
+  V1DaemonSetStatus:
+    "collisionCount conditions:[]V1DaemonSetCondition currentNumberScheduled desiredNumberScheduled numberAvailable numberMisscheduled numberReady numberUnavailable observedGeneration updatedNumberScheduled",
+  V1DaemonSetUpdateStrategy: "rollingUpdate:V1RollingUpdateDaemonSet type",
   V1Deployment:
     "apiVersion kind metadata:V1ObjectMeta spec:V1DeploymentSpec status:V1DeploymentStatus",
   V1DeploymentCondition: "lastTransitionTime lastUpdateTime message reason status type",
@@ -109,6 +121,13 @@ export const BUILTIN_TYPES: Readonly<Record<string, string>> = {
   V1ImageVolumeStatus: "imageRef",
   V1JSONSchemaProps:
     "$ref $schema additionalItems:* additionalProperties:* allOf:[]V1JSONSchemaProps anyOf:[]V1JSONSchemaProps default:* definitions:{}V1JSONSchemaProps dependencies:* description enum:* example:* exclusiveMaximum exclusiveMinimum externalDocs:V1ExternalDocumentation format id items:* maxItems maxLength maxProperties maximum minItems minLength minProperties minimum multipleOf not:V1JSONSchemaProps nullable oneOf:[]V1JSONSchemaProps pattern patternProperties:{}V1JSONSchemaProps properties:{}V1JSONSchemaProps required title type uniqueItems x-kubernetes-embedded-resource x-kubernetes-int-or-string x-kubernetes-list-map-keys x-kubernetes-list-type x-kubernetes-map-type x-kubernetes-preserve-unknown-fields x-kubernetes-validations:[]V1ValidationRule",
+  V1Job: "apiVersion kind metadata:V1ObjectMeta spec:V1JobSpec status:V1JobStatus",
+  V1JobCondition: "lastProbeTime lastTransitionTime message reason status type",
+  V1JobSpec:
+    "activeDeadlineSeconds backoffLimit backoffLimitPerIndex completionMode completions managedBy manualSelector maxFailedIndexes parallelism podFailurePolicy:V1PodFailurePolicy podReplacementPolicy selector:V1LabelSelector successPolicy:V1SuccessPolicy suspend template:V1PodTemplateSpec ttlSecondsAfterFinished",
+  V1JobStatus:
+    "active completedIndexes completionTime conditions:[]V1JobCondition failed failedIndexes ready startTime succeeded terminating uncountedTerminatedPods:V1UncountedTerminatedPods",
+  V1JobTemplateSpec: "metadata:V1ObjectMeta spec:V1JobSpec",
   V1KeyToPath: "key mode path",
   V1LabelSelector: "matchExpressions:[]V1LabelSelectorRequirement matchLabels",
   V1LabelSelectorRequirement: "key operator values",
@@ -123,6 +142,7 @@ export const BUILTIN_TYPES: Readonly<Record<string, string>> = {
   V1LoadBalancerStatus: "ingress:[]V1LoadBalancerIngress",
   V1LocalObjectReference: "name",
   V1ManagedFieldsEntry: "apiVersion fieldsType fieldsV1:* manager operation subresource time",
+  V1ModifyVolumeStatus: "status targetVolumeAttributesClassName",
   V1NFSVolumeSource: "path readOnly server",
   V1Namespace:
     "apiVersion kind metadata:V1ObjectMeta spec:V1NamespaceSpec status:V1NamespaceStatus",
@@ -158,8 +178,13 @@ export const BUILTIN_TYPES: Readonly<Record<string, string>> = {
     "annotations creationTimestamp deletionGracePeriodSeconds deletionTimestamp finalizers generateName generation labels managedFields:[]V1ManagedFieldsEntry name namespace ownerReferences:[]V1OwnerReference resourceVersion selfLink uid",
   V1ObjectReference: "apiVersion fieldPath kind name namespace resourceVersion uid",
   V1OwnerReference: "apiVersion blockOwnerDeletion controller kind name uid",
+  V1PersistentVolumeClaim:
+    "apiVersion kind metadata:V1ObjectMeta spec:V1PersistentVolumeClaimSpec status:V1PersistentVolumeClaimStatus",
+  V1PersistentVolumeClaimCondition: "lastProbeTime lastTransitionTime message reason status type",
   V1PersistentVolumeClaimSpec:
     "accessModes dataSource:V1TypedLocalObjectReference dataSourceRef:V1TypedObjectReference resources:V1VolumeResourceRequirements selector:V1LabelSelector storageClassName volumeAttributesClassName volumeMode volumeName",
+  V1PersistentVolumeClaimStatus:
+    "accessModes allocatedResourceStatuses allocatedResources capacity conditions:[]V1PersistentVolumeClaimCondition currentVolumeAttributesClassName modifyVolumeStatus:V1ModifyVolumeStatus phase",
   V1PersistentVolumeClaimTemplate: "metadata:V1ObjectMeta spec:V1PersistentVolumeClaimSpec",
   V1PersistentVolumeClaimVolumeSource: "claimName readOnly",
   V1PhotonPersistentDiskVolumeSource: "fsType pdID",
@@ -177,6 +202,11 @@ export const BUILTIN_TYPES: Readonly<Record<string, string>> = {
   V1PodDNSConfigOption: "name value",
   V1PodExtendedResourceClaimStatus:
     "requestMappings:[]V1ContainerExtendedResourceRequest resourceClaimName",
+  V1PodFailurePolicy: "rules:[]V1PodFailurePolicyRule",
+  V1PodFailurePolicyOnExitCodesRequirement: "containerName operator values",
+  V1PodFailurePolicyOnPodConditionsPattern: "status type",
+  V1PodFailurePolicyRule:
+    "action onExitCodes:V1PodFailurePolicyOnExitCodesRequirement onPodConditions:[]V1PodFailurePolicyOnPodConditionsPattern",
   V1PodIP: "ip",
   V1PodOS: "name",
   V1PodReadinessGate: "conditionType",
@@ -190,6 +220,7 @@ export const BUILTIN_TYPES: Readonly<Record<string, string>> = {
     "activeDeadlineSeconds affinity:V1Affinity automountServiceAccountToken containers:[]V1Container dnsConfig:V1PodDNSConfig dnsPolicy enableServiceLinks ephemeralContainers:[]V1EphemeralContainer hostAliases:[]V1HostAlias hostIPC hostNetwork hostPID hostUsers hostname hostnameOverride imagePullSecrets:[]V1LocalObjectReference initContainers:[]V1Container nodeName nodeSelector os:V1PodOS overhead preemptionPolicy priority priorityClassName readinessGates:[]V1PodReadinessGate resourceClaims:[]V1PodResourceClaim resources:V1ResourceRequirements restartPolicy runtimeClassName schedulerName schedulingGates:[]V1PodSchedulingGate schedulingGroup:V1PodSchedulingGroup securityContext:V1PodSecurityContext serviceAccount serviceAccountName setHostnameAsFQDN shareProcessNamespace subdomain terminationGracePeriodSeconds tolerations:[]V1Toleration topologySpreadConstraints:[]V1TopologySpreadConstraint volumes:[]V1Volume",
   V1PodStatus:
     "allocatedResources conditions:[]V1PodCondition containerStatuses:[]V1ContainerStatus ephemeralContainerStatuses:[]V1ContainerStatus extendedResourceClaimStatus:V1PodExtendedResourceClaimStatus hostIP hostIPs:[]V1HostIP initContainerStatuses:[]V1ContainerStatus message nodeAllocatableResourceClaimStatuses:[]V1NodeAllocatableResourceClaimStatus nominatedNodeName observedGeneration phase podIP podIPs:[]V1PodIP qosClass reason resize resourceClaimStatuses:[]V1PodResourceClaimStatus resources:V1ResourceRequirements startTime",
+  V1PodTemplate: "apiVersion kind metadata:V1ObjectMeta template:V1PodTemplateSpec",
   V1PodTemplateSpec: "metadata:V1ObjectMeta spec:V1PodSpec",
   V1PortStatus: "error port protocol",
   V1PortworxVolumeSource: "fsType readOnly volumeID",
@@ -200,11 +231,25 @@ export const BUILTIN_TYPES: Readonly<Record<string, string>> = {
   V1QuobyteVolumeSource: "group readOnly registry tenant user volume",
   V1RBDVolumeSource:
     "fsType image keyring monitors pool readOnly secretRef:V1LocalObjectReference user",
+  V1ReplicaSet:
+    "apiVersion kind metadata:V1ObjectMeta spec:V1ReplicaSetSpec status:V1ReplicaSetStatus",
+  V1ReplicaSetCondition: "lastTransitionTime message reason status type",
+  V1ReplicaSetSpec: "minReadySeconds replicas selector:V1LabelSelector template:V1PodTemplateSpec",
+  V1ReplicaSetStatus:
+    "availableReplicas conditions:[]V1ReplicaSetCondition fullyLabeledReplicas observedGeneration readyReplicas replicas terminatingReplicas",
+  V1ReplicationController:
+    "apiVersion kind metadata:V1ObjectMeta spec:V1ReplicationControllerSpec status:V1ReplicationControllerStatus",
+  V1ReplicationControllerCondition: "lastTransitionTime message reason status type",
+  V1ReplicationControllerSpec: "minReadySeconds replicas selector template:V1PodTemplateSpec",
+  V1ReplicationControllerStatus:
+    "availableReplicas conditions:[]V1ReplicationControllerCondition fullyLabeledReplicas observedGeneration readyReplicas replicas",
   V1ResourceFieldSelector: "containerName divisor resource",
   V1ResourceHealth: "health message resourceID",
   V1ResourceRequirements: "claims:[]CoreV1ResourceClaim limits requests",
   V1ResourceStatus: "name resources:[]V1ResourceHealth",
+  V1RollingUpdateDaemonSet: "maxSurge maxUnavailable",
   V1RollingUpdateDeployment: "maxSurge maxUnavailable",
+  V1RollingUpdateStatefulSetStrategy: "maxUnavailable partition",
   V1SELinuxOptions: "level role type user",
   V1ScaleIOVolumeSource:
     "fsType gateway protectionDomain readOnly secretRef:V1LocalObjectReference sslEnabled storageMode storagePool system volumeName",
@@ -227,8 +272,20 @@ export const BUILTIN_TYPES: Readonly<Record<string, string>> = {
   V1ServiceStatus: "conditions:[]V1Condition loadBalancer:V1LoadBalancerStatus",
   V1SessionAffinityConfig: "clientIP:V1ClientIPConfig",
   V1SleepAction: "seconds",
+  V1StatefulSet:
+    "apiVersion kind metadata:V1ObjectMeta spec:V1StatefulSetSpec status:V1StatefulSetStatus",
+  V1StatefulSetCondition: "lastTransitionTime message reason status type",
+  V1StatefulSetOrdinals: "start",
+  V1StatefulSetPersistentVolumeClaimRetentionPolicy: "whenDeleted whenScaled",
+  V1StatefulSetSpec:
+    "minReadySeconds ordinals:V1StatefulSetOrdinals persistentVolumeClaimRetentionPolicy:V1StatefulSetPersistentVolumeClaimRetentionPolicy podManagementPolicy replicas revisionHistoryLimit selector:V1LabelSelector serviceName template:V1PodTemplateSpec updateStrategy:V1StatefulSetUpdateStrategy volumeClaimTemplates:[]V1PersistentVolumeClaim",
+  V1StatefulSetStatus:
+    "availableReplicas collisionCount conditions:[]V1StatefulSetCondition currentReplicas currentRevision observedGeneration readyReplicas replicas updateRevision updatedReplicas",
+  V1StatefulSetUpdateStrategy: "rollingUpdate:V1RollingUpdateStatefulSetStrategy type",
   V1StorageOSVolumeSource:
     "fsType readOnly secretRef:V1LocalObjectReference volumeName volumeNamespace",
+  V1SuccessPolicy: "rules:[]V1SuccessPolicyRule",
+  V1SuccessPolicyRule: "succeededCount succeededIndexes",
   V1Sysctl: "name value",
   V1TCPSocketAction: "host port",
   V1Taint: "effect key timeAdded value",
@@ -237,6 +294,7 @@ export const BUILTIN_TYPES: Readonly<Record<string, string>> = {
     "labelSelector:V1LabelSelector matchLabelKeys maxSkew minDomains nodeAffinityPolicy nodeTaintsPolicy topologyKey whenUnsatisfiable",
   V1TypedLocalObjectReference: "apiGroup kind name",
   V1TypedObjectReference: "apiGroup kind name namespace",
+  V1UncountedTerminatedPods: "failed succeeded",
   V1ValidationRule: "fieldPath message messageExpression optionalOldSelf reason rule",
   V1Volume:
     "awsElasticBlockStore:V1AWSElasticBlockStoreVolumeSource azureDisk:V1AzureDiskVolumeSource azureFile:V1AzureFileVolumeSource cephfs:V1CephFSVolumeSource cinder:V1CinderVolumeSource configMap:V1ConfigMapVolumeSource csi:V1CSIVolumeSource downwardAPI:V1DownwardAPIVolumeSource emptyDir:V1EmptyDirVolumeSource ephemeral:V1EphemeralVolumeSource fc:V1FCVolumeSource flexVolume:V1FlexVolumeSource flocker:V1FlockerVolumeSource gcePersistentDisk:V1GCEPersistentDiskVolumeSource gitRepo:V1GitRepoVolumeSource glusterfs:V1GlusterfsVolumeSource hostPath:V1HostPathVolumeSource image:V1ImageVolumeSource iscsi:V1ISCSIVolumeSource name nfs:V1NFSVolumeSource persistentVolumeClaim:V1PersistentVolumeClaimVolumeSource photonPersistentDisk:V1PhotonPersistentDiskVolumeSource portworxVolume:V1PortworxVolumeSource projected:V1ProjectedVolumeSource quobyte:V1QuobyteVolumeSource rbd:V1RBDVolumeSource scaleIO:V1ScaleIOVolumeSource secret:V1SecretVolumeSource storageos:V1StorageOSVolumeSource vsphereVolume:V1VsphereVirtualDiskVolumeSource",
@@ -267,4 +325,11 @@ export const BUILTIN_ROOTS: Readonly<Record<string, string>> = {
   Lease: "V1Lease",
   Deployment: "V1Deployment",
   CustomResourceDefinition: "V1CustomResourceDefinition",
+  ReplicaSet: "V1ReplicaSet",
+  StatefulSet: "V1StatefulSet",
+  DaemonSet: "V1DaemonSet",
+  Job: "V1Job",
+  CronJob: "V1CronJob",
+  ReplicationController: "V1ReplicationController",
+  PodTemplate: "V1PodTemplate",
 };

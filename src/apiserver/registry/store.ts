@@ -167,10 +167,11 @@ export class Store {
     });
     const warnings = this.#normalize(object, options);
     this.#transform(undefined, object, options, undefined);
-    strategy.prepareForCreate?.(object);
+    // The name is generated before the kind's own preparation, which may use it (a Job's labels).
     const generate = !meta.name && Boolean(meta.generateName);
     const nextName = () => generateName(meta.generateName!, this.#o.random);
     if (generate) meta.name = nextName();
+    strategy.prepareForCreate?.(object);
     this.#validate(
       object,
       validateObjectMeta(meta, strategy.nameRule ?? "subdomain", this.#namespaced),

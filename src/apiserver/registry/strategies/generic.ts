@@ -1,11 +1,13 @@
 import type { BuiltinResourceFacts } from "../../../resources/index.ts";
 import type { Strategy } from "../strategy.ts";
+import { WORKLOAD_KINDS } from "./workload-kinds.ts";
 
 /**
  * Resources whose kube strategy sets `metadata.generation` to 1 on create and raises it when
  * anything but metadata and status changes: the kinds with a spec a controller acts on.
  */
 const TRACK_GENERATION = new Set([
+  "podtemplates",
   "replicationcontrollers",
   "admissionregistration.k8s.io/mutatingadmissionpolicies",
   "admissionregistration.k8s.io/mutatingadmissionpolicybindings",
@@ -34,7 +36,8 @@ const PATH_SEGMENT_NAMES = "rbac.authorization.k8s.io";
 /**
  * How a built-in kind with no strategy of its own is served: stored as sent (pruned of nothing,
  * validated only as metadata), its `status` subresource where kube has one, and its generation
- * where kube tracks it. Kind-specific defaulting and validation come with a strategy of its own.
+ * where kube tracks it — with the defaulting and validation of the kinds that have rules here
+ * (the workloads).
  */
 export function genericStrategy(facts: BuiltinResourceFacts): Strategy {
   const key = facts.group === "" ? facts.plural : `${facts.group}/${facts.plural}`;
@@ -42,5 +45,6 @@ export function genericStrategy(facts: BuiltinResourceFacts): Strategy {
     nameRule: facts.group === PATH_SEGMENT_NAMES ? "path-segment" : "subdomain",
     trackGeneration: TRACK_GENERATION.has(key),
     statusSubresource: facts.subresources.some((s) => s.name === "status"),
+    ...WORKLOAD_KINDS[key],
   };
 }

@@ -12,14 +12,17 @@ import { bindPod } from "./pod-binding.ts";
 import { checkQuantities } from "./quantity.ts";
 import { arrayAt, child, type Json, rec, recordAt, setDefault, stringAt } from "./util.ts";
 
-/** Pod spec defaults that kube's core/v1 defaulting applies. */
-function defaultPodSpec(spec: Json): void {
+/**
+ * Pod spec defaults that kube's core/v1 defaulting applies. A pod template's spec gets them all
+ * but `enableServiceLinks`, which kube sets on pods only.
+ */
+export function defaultPodSpec(spec: Json, where: "pod" | "template" = "pod"): void {
   setDefault(spec, "restartPolicy", "Always");
   setDefault(spec, "dnsPolicy", "ClusterFirst");
   setDefault(spec, "terminationGracePeriodSeconds", 30);
   setDefault(spec, "schedulerName", "default-scheduler");
   setDefault(spec, "securityContext", {});
-  setDefault(spec, "enableServiceLinks", true);
+  if (where === "pod") setDefault(spec, "enableServiceLinks", true);
   for (const list of ["containers", "initContainers"]) {
     for (const c of arrayAt(spec, list) ?? []) {
       if (typeof c !== "object" || c === null) continue;
@@ -58,7 +61,7 @@ function defaultRequests(spec: Json): void {
 }
 
 /** The checks of `ValidatePodSpec` that matter to clients: containers, names, images. */
-function validatePodSpec(spec: Json | undefined, path: string): StatusCause[] {
+export function validatePodSpec(spec: Json | undefined, path: string): StatusCause[] {
   if (spec === undefined) return [field.required(path)];
   const causes: StatusCause[] = [];
   const containers = arrayAt(spec, "containers");
@@ -231,13 +234,13 @@ export const deploymentStrategy: Strategy = {
       setDefault(ru, "maxUnavailable", "25%");
       setDefault(ru, "maxSurge", "25%");
     }
-    defaultPodSpec(child(child(spec, "template"), "spec"));
+    defaultPodSpec(child(child(spec, "template"), "spec"), "template");
     delete o.status;
   },
   prepareForUpdate(object) {
     const spec = child(rec(object), "spec");
     setDefault(spec, "replicas", 1);
-    defaultPodSpec(child(child(spec, "template"), "spec"));
+    defaultPodSpec(child(child(spec, "template"), "spec"), "template");
   },
   validate(object) {
     const spec = recordAt(rec(object), "spec") ?? {};

@@ -1,0 +1,252 @@
+import type { KubeObject, StatusCause } from "../../../core/index.ts";
+import { field } from "../field-errors.ts";
+import type { Strategy } from "../strategy.ts";
+import { child, type Json, rec, recordAt, setDefault } from "./util.ts";
+import { defaultPodSpec, validatePodSpec } from "./workloads.ts";
+
+/*
+ * The workload kinds besides Deployment and Pod, as kube's registry defaults them on create and
+ * update (checked against kube-apiserver 1.36's answers): their pod templates get the pod spec
+ * defaults, each kind its own fields, and a created object its first status. What they add to
+ * the generic strategy (generation, status subresource) is merged in by `genericStrategy`.
+ */
+
+/** The part of a kind's strategy beyond the generic one. */
+export type KindRules = Pick<
+  Strategy,
+  "prepareForCreate" | "prepareForUpdate" | "validate" | "validateUpdate"
+>;
+
+/** `spec.template.spec`, created where absent. */
+const templateSpec = (spec: Json) => child(child(spec, "template"), "spec");
+
+/** A template's pod spec defaults, and the kind's own (`defaults`), on create and update. */
+function defaulted(defaults: (spec: Json, o: Json) => void, status?: () => Json): KindRules {
+  return {
+    prepareForCreate(object) {
+      const o = rec(object);
+      const spec = child(o, "spec");
+      defaults(spec, o);
+      if (status === undefined) delete o.status;
+      else o.status = status();
+    },
+    prepareForUpdate(object) {
+      const o = rec(object);
+      defaults(child(o, "spec"), o);
+    },
+  };
+}
+
+/** The template's pod spec must be valid, where the kind has one. */
+function validatesTemplate(path: string, at: (o: Json) => Json | undefined): KindRules {
+  return {
+    validate(object: KubeObject): StatusCause[] {
+      const template = at(rec(object));
+      return validatePodSpec(template === undefined ? undefined : recordAt(template, "spec"), path);
+    },
+  };
+}
+
+const replicaSet: KindRules = {
+  ...defaulted(
+    (spec) => {
+      setDefault(spec, "replicas", 1);
+      defaultPodSpec(templateSpec(spec), "template");
+    },
+    () => ({ replicas: 0 }),
+  ),
+  ...validatesTemplate("spec.template.spec", (o) =>
+    recordAt(recordAt(o, "spec") ?? {}, "template"),
+  ),
+};
+
+const statefulSet: KindRules = {
+  ...defaulted(
+    (spec) => {
+      setDefault(spec, "replicas", 1);
+      setDefault(spec, "podManagementPolicy", "OrderedReady");
+      const update = child(spec, "updateStrategy");
+      setDefault(update, "type", "RollingUpdate");
+      if (update.type === "RollingUpdate")
+        setDefault(child(update, "rollingUpdate"), "partition", 0);
+      setDefault(spec, "revisionHistoryLimit", 10);
+      const retention = child(spec, "persistentVolumeClaimRetentionPolicy");
+      setDefault(retention, "whenDeleted", "Retain");
+      setDefault(retention, "whenScaled", "Retain");
+      defaultPodSpec(templateSpec(spec), "template");
+    },
+    () => ({ replicas: 0, availableReplicas: 0 }),
+  ),
+  ...validatesTemplate("spec.template.spec", (o) =>
+    recordAt(recordAt(o, "spec") ?? {}, "template"),
+  ),
+};
+
+/** The annotation kube's DaemonSet strategy keeps at the template's generation. */
+const TEMPLATE_GENERATION = "deprecated.daemonset.template.generation";
+
+const daemonSet: KindRules = {
+  ...defaulted(
+    (spec) => {
+      const update = child(spec, "updateStrategy");
+      setDefault(update, "type", "RollingUpdate");
+      if (update.type === "RollingUpdate") {
+        const rolling = child(update, "rollingUpdate");
+        setDefault(rolling, "maxUnavailable", 1);
+        setDefault(rolling, "maxSurge", 0);
+      }
+      setDefault(spec, "revisionHistoryLimit", 10);
+      defaultPodSpec(templateSpec(spec), "template");
+    },
+    () => ({
+      currentNumberScheduled: 0,
+      numberMisscheduled: 0,
+      desiredNumberScheduled: 0,
+      numberReady: 0,
+    }),
+  ),
+  ...validatesTemplate("spec.template.spec", (o) =>
+    recordAt(recordAt(o, "spec") ?? {}, "template"),
+  ),
+};
+const daemonSetCreate = daemonSet.prepareForCreate!;
+daemonSet.prepareForCreate = (object) => {
+  daemonSetCreate(object);
+  const meta = child(rec(object), "metadata");
+  child(meta, "annotations")[TEMPLATE_GENERATION] = "1";
+};
+
+/**
+ * A Job's selector and template labels come from its uid, as kube's Job strategy makes them
+ * (unless `manualSelector`): both the `batch.kubernetes.io/` labels and the legacy ones.
+ */
+function jobLabels(o: Json): void {
+  const meta = child(o, "metadata");
+  const spec = child(o, "spec");
+  if (spec.manualSelector === true) return;
+  const uid = String(meta.uid ?? "");
+  const name = String(meta.name ?? "");
+  const labels = {
+    "batch.kubernetes.io/controller-uid": uid,
+    "batch.kubernetes.io/job-name": name,
+    "controller-uid": uid,
+    "job-name": name,
+  };
+  setDefault(spec, "selector", { matchLabels: { "batch.kubernetes.io/controller-uid": uid } });
+  Object.assign(child(child(child(spec, "template"), "metadata"), "labels"), labels);
+  meta.labels = { ...labels, ...(recordAt(meta, "labels") ?? {}) };
+}
+
+function jobSpecDefaults(spec: Json): void {
+  setDefault(spec, "parallelism", 1);
+  if (spec.completions === undefined && spec.parallelism === 1) spec.completions = 1;
+  setDefault(spec, "backoffLimit", 6);
+  setDefault(spec, "completionMode", "NonIndexed");
+  setDefault(spec, "suspend", false);
+  setDefault(spec, "podReplacementPolicy", "TerminatingOrFailed");
+  setDefault(spec, "manualSelector", false);
+  defaultPodSpec(templateSpec(spec), "template");
+}
+
+/** A Job's pods may not restart in place: kube refuses `Always` (and a template without one). */
+function validateJobTemplate(template: Json | undefined, path: string): StatusCause[] {
+  const spec = template === undefined ? undefined : recordAt(template, "spec");
+  const causes = validatePodSpec(spec, `${path}.spec`);
+  const policy = spec?.restartPolicy;
+  if (spec !== undefined && policy !== "OnFailure" && policy !== "Never") {
+    causes.push(field.notSupported(`${path}.spec.restartPolicy`, policy, ["OnFailure", "Never"]));
+  }
+  return causes;
+}
+
+const job: KindRules = {
+  prepareForCreate(object) {
+    const o = rec(object);
+    jobSpecDefaults(child(o, "spec"));
+    jobLabels(o);
+    o.status = {};
+  },
+  prepareForUpdate(object) {
+    jobSpecDefaults(child(rec(object), "spec"));
+  },
+  validate(object) {
+    return validateJobTemplate(
+      recordAt(recordAt(rec(object), "spec") ?? {}, "template"),
+      "spec.template",
+    );
+  },
+};
+
+const cronJob: KindRules = {
+  ...defaulted(
+    (spec) => {
+      setDefault(spec, "concurrencyPolicy", "Allow");
+      setDefault(spec, "suspend", false);
+      setDefault(spec, "successfulJobsHistoryLimit", 3);
+      setDefault(spec, "failedJobsHistoryLimit", 1);
+      // kube writes both ObjectMetas of the job template, empty as they may be.
+      const jobTemplate = child(spec, "jobTemplate");
+      child(jobTemplate, "metadata");
+      const template = child(child(jobTemplate, "spec"), "template");
+      child(template, "metadata");
+      defaultPodSpec(child(template, "spec"), "template");
+    },
+    () => ({}),
+  ),
+  validate(object) {
+    const spec = recordAt(rec(object), "spec") ?? {};
+    const causes: StatusCause[] = [];
+    if (typeof spec.schedule !== "string" || spec.schedule.trim() === "") {
+      causes.push(field.required("spec.schedule"));
+    }
+    const jobSpec = recordAt(recordAt(spec, "jobTemplate") ?? {}, "spec") ?? {};
+    causes.push(
+      ...validateJobTemplate(recordAt(jobSpec, "template"), "spec.jobTemplate.spec.template"),
+    );
+    return causes;
+  },
+};
+
+const replicationController: KindRules = {
+  ...defaulted(
+    (spec, o) => {
+      setDefault(spec, "replicas", 1);
+      const labels = recordAt(
+        recordAt(recordAt(spec, "template") ?? {}, "metadata") ?? {},
+        "labels",
+      );
+      if (labels !== undefined) {
+        // An RC without a selector selects its template's labels, and is labelled with them.
+        setDefault(spec, "selector", { ...labels });
+        const meta = child(o, "metadata");
+        if (recordAt(meta, "labels") === undefined) meta.labels = { ...labels };
+      }
+      defaultPodSpec(templateSpec(spec), "template");
+    },
+    () => ({ replicas: 0 }),
+  ),
+  ...validatesTemplate("spec.template.spec", (o) =>
+    recordAt(recordAt(o, "spec") ?? {}, "template"),
+  ),
+};
+
+const podTemplate: KindRules = {
+  prepareForCreate(object) {
+    defaultPodSpec(child(child(rec(object), "template"), "spec"), "template");
+  },
+  prepareForUpdate(object) {
+    defaultPodSpec(child(child(rec(object), "template"), "spec"), "template");
+  },
+  ...validatesTemplate("template.spec", (o) => recordAt(o, "template")),
+};
+
+/** The kinds' rules, by `group/plural` (`plural` in the core group). */
+export const WORKLOAD_KINDS: Readonly<Record<string, KindRules>> = {
+  podtemplates: podTemplate,
+  replicationcontrollers: replicationController,
+  "apps/daemonsets": daemonSet,
+  "apps/replicasets": replicaSet,
+  "apps/statefulsets": statefulSet,
+  "batch/cronjobs": cronJob,
+  "batch/jobs": job,
+};
