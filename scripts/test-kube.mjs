@@ -42,7 +42,7 @@ const result = spawnSync(
   [
     "--conditions=kontroller-source",
     "--test",
-    "--test-concurrency=4",
+    "--test-concurrency=2",
     "--test-timeout=120000",
     ...process.argv.slice(2),
     ...files,
