@@ -8,6 +8,8 @@ export class FakeStore {
   record: LeaderRecord | undefined;
   version = 0;
   readonly partitioned = new Set<string>();
+  /** Identities whose updates are applied but whose answers are lost (a cut connection). */
+  readonly lostAnswers = new Set<string>();
 
   lockFor(identity: string): LeaderLock {
     const fail = () => {
@@ -31,7 +33,9 @@ export class FakeStore {
         fail();
         if (String(this.version) !== version) throw new Error("Conflict");
         this.record = { ...record };
-        return String(++this.version);
+        const next = String(++this.version);
+        if (this.lostAnswers.has(identity)) throw new Error(`${identity}: the answer was lost`);
+        return next;
       },
     };
   }

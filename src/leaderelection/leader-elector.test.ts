@@ -133,6 +133,22 @@ describe("LeaderElector", () => {
     assert.deepEqual(a.events, ["leader:a", "started", "leadership-aborted", "leader:", "stopped"]);
   });
 
+  it("releases on cancel even after a renewal whose answer was lost (it reads the lock's version first)", async () => {
+    const clock = new FakeClock({ startMs: 0 });
+    const store = new FakeStore();
+    const a = candidate(store, clock, "a");
+    await elapse(clock, 100, [a]);
+    assert.equal(a.elector.isLeader, true);
+    store.lostAnswers.add("a");
+    const renewed = store.version;
+    await elapse(clock, 2000, [a]);
+    assert.ok(store.version > renewed, "renewals went through, unbeknown to a");
+    store.lostAnswers.clear();
+    a.stop.abort();
+    await a.done;
+    assert.equal(store.record!.holderIdentity, "", "released");
+  });
+
   it("lets a waiting candidate take over at once after a release", async () => {
     const clock = new FakeClock({ startMs: 0 });
     const store = new FakeStore();

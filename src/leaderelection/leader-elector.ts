@@ -229,26 +229,26 @@ export class LeaderElector {
       this.#callback(() => this.#o.onNewLeader?.(record.holderIdentity));
   }
 
-  /** Hands the lease back: no holder, a 1 s duration, so the next candidate acquires at once. */
+  /**
+   * Hands the lease back: no holder, a 1 s duration, so the next candidate acquires at once. The
+   * lock is read first, as client-go does: a renewal whose answer was lost (cut by the stop, or
+   * by the network) moved its version past the one this elector knows.
+   */
   async #release(): Promise<void> {
     const { lock, identity, clock } = this.#o;
-    const held = this.#observed;
-    if (
-      held === undefined ||
-      held.record.holderIdentity !== identity ||
-      this.#version === undefined
-    )
-      return;
-    const now = clock.now();
-    const record: LeaderRecord = {
-      holderIdentity: "",
-      leaseDurationSeconds: 1,
-      acquireTimeMs: now,
-      renewTimeMs: now,
-      leaderTransitions: held.record.leaderTransitions,
-    };
+    if (this.#observed?.record.holderIdentity !== identity) return;
     try {
-      this.#observe(record, now, await lock.update(record, this.#version));
+      const current = await lock.get();
+      if (current === undefined || current.record.holderIdentity !== identity) return;
+      const now = clock.now();
+      const record: LeaderRecord = {
+        holderIdentity: "",
+        leaseDurationSeconds: 1,
+        acquireTimeMs: now,
+        renewTimeMs: now,
+        leaderTransitions: current.record.leaderTransitions,
+      };
+      this.#observe(record, now, await lock.update(record, current.version));
     } catch (err) {
       this.#o.onError?.(err);
     }
