@@ -8,8 +8,11 @@
  *
  * The reset goes through etcd, under kube-apiserver: kube-apiserver sees it as it sees any write,
  * through its watch of etcd, and its caches follow. Only the keys kube-apiserver itself keeps
- * changing (its identity leases) are left alone.
+ * changing (its identity leases) are left alone. The server is lent again once its discovery
+ * lists the group-versions it started with (a test's CRDs are served a moment after their etcd
+ * keys are gone).
  */
+import { get as httpsGet } from "node:https";
 import { type KubeApiServerProcess, startKubeApiServer } from "./kube-apiserver.ts";
 
 /** What a pooled server is started with; servers are shared only between equal configurations. */
@@ -41,6 +44,8 @@ interface Pooled {
   readonly kube: KubeApiServerProcess;
   /** Every key under /registry/ when the server became ready, by base64 key. */
   readonly snapshot: ReadonlyMap<string, StoredKey>;
+  /** The group-versions `/apis` listed then (a test's CRDs add to them). */
+  readonly groupVersions: string;
 }
 
 /** Idle servers by configuration; a server is in here or lent out, never both. */
@@ -65,6 +70,7 @@ export async function leaseKubeApiServer(config: KubeConfiguration): Promise<Kub
         try {
           if (!lent.kube.running) throw new Error("kube-apiserver exited while lent");
           await reset(lent);
+          await settled(lent);
         } catch (err) {
           await lent.kube.close().catch(() => {});
           throw err;
@@ -86,7 +92,7 @@ async function startPooled(config: KubeConfiguration): Promise<Pooled> {
   try {
     kube.unref();
     const snapshot = new Map((await readAll(kube.etcd.endpoint)).map((kv) => [kv.key, kv]));
-    return { kube, snapshot };
+    return { kube, snapshot, groupVersions: await groupVersionsOf(kube) };
   } catch (err) {
     await kube.close();
     throw err;
@@ -125,6 +131,54 @@ async function reset(pooled: Pooled): Promise<void> {
   for (let i = 0; i < ops.length; i += TXN_OPS) {
     await gateway(endpoint, "txn", { success: ops.slice(i, i + TXN_OPS) });
   }
+}
+
+/** How many times, 50 ms apart, {@link settled} asks `/apis` (10 s in all). */
+const SETTLE_ASKS = 200;
+
+/**
+ * Resolves once kube-apiserver has followed a reset as far as discovery shows: a CRD deleted
+ * under it is no longer served (its handlers and discovery catch up a moment after etcd).
+ * kube-apiserver has no event to wait on here: ask, as the fixture asks /readyz.
+ */
+async function settled(pooled: Pooled): Promise<void> {
+  for (let asked = 1; ; asked++) {
+    if ((await groupVersionsOf(pooled.kube)) === pooled.groupVersions) return;
+    if (asked >= SETTLE_ASKS) {
+      throw new Error("kube-apiserver still serves the group-versions of a reset test's CRDs");
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The group-versions `/apis` lists, sorted, as one string. */
+async function groupVersionsOf(kube: KubeApiServerProcess): Promise<string> {
+  const body = await new Promise<string>((resolve, reject) => {
+    const req = httpsGet(
+      `${kube.url}/apis`,
+      { ca: kube.ca, headers: { authorization: `Bearer ${kube.token}` } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          text += chunk;
+        });
+        res.on("end", () =>
+          res.statusCode === 200
+            ? resolve(text)
+            : reject(new Error(`kube-apiserver /apis: ${res.statusCode} ${text}`)),
+        );
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+  });
+  const groups = (JSON.parse(body) as { groups: { versions: { groupVersion: string }[] }[] })
+    .groups;
+  return groups
+    .flatMap((g) => g.versions.map((v) => v.groupVersion))
+    .sort()
+    .join(" ");
 }
 
 /** Every key under /registry/, with its value. */
