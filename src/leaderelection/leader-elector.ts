@@ -62,7 +62,6 @@ export class LeaderElector {
   > &
     Pick<LeaderElectorOptions, "onNewLeader" | "onStoppedLeading" | "onError">;
   #observed: Observation | undefined;
-  #version: string | undefined;
   #leading = false;
   #running = false;
 
@@ -204,14 +203,12 @@ export class LeaderElector {
     try {
       const current = await lock.get(signal);
       const now = clock.now();
-      if (current !== undefined) this.#observe(current.record, now, current.version);
+      if (current !== undefined) this.#observe(current.record, now);
       const d = decide(identity, current?.record, this.#observed, now, leaseDurationMs / 1000);
       if (d.action === "wait") return false;
-      const version =
-        d.action === "create"
-          ? await lock.create(d.record, signal)
-          : await lock.update(d.record, current!.version, signal);
-      this.#observe(d.record, clock.now(), version);
+      if (d.action === "create") await lock.create(d.record, signal);
+      else await lock.update(d.record, current!.version, signal);
+      this.#observe(d.record, clock.now());
       return true;
     } catch (err) {
       if (!signal.aborted) this.#o.onError?.(err);
@@ -219,12 +216,11 @@ export class LeaderElector {
     }
   }
 
-  #observe(record: LeaderRecord, nowMs: number, version: string): void {
+  #observe(record: LeaderRecord, nowMs: number): void {
     const previous = this.#observed?.record.holderIdentity;
     if (this.#observed === undefined || !sameRecord(this.#observed.record, record)) {
       this.#observed = { record, observedAtMs: nowMs };
     }
-    this.#version = version;
     if (previous !== record.holderIdentity)
       this.#callback(() => this.#o.onNewLeader?.(record.holderIdentity));
   }
@@ -248,7 +244,8 @@ export class LeaderElector {
         renewTimeMs: now,
         leaderTransitions: current.record.leaderTransitions,
       };
-      this.#observe(record, now, await lock.update(record, current.version));
+      await lock.update(record, current.version);
+      this.#observe(record, now);
     } catch (err) {
       this.#o.onError?.(err);
     }

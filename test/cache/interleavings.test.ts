@@ -13,7 +13,7 @@ import { createClient } from "kontroller/client";
 import { objectKey } from "kontroller/core";
 import { type ConfigMap, configMaps, namespaces } from "kontroller/resources";
 import { FakeClock, startFaultProxy, startTestServer, testBackend } from "kontroller/testing";
-import { mirroringHandler, servesStreamingLists, until } from "./rig.ts";
+import { EXPIRED_WATCH, mirroringHandler, servesStreamingLists, until } from "./rig.ts";
 
 type Op =
   | { t: "create" | "update" | "delete"; name: string }
@@ -60,20 +60,6 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     weight: 2,
   },
 );
-
-/** The next watch's answer: its resourceVersion is too old, as kube-apiserver says it. */
-const EXPIRED_WATCH = `${JSON.stringify({
-  type: "ERROR",
-  object: {
-    kind: "Status",
-    apiVersion: "v1",
-    metadata: {},
-    status: "Failure",
-    message: "too old resource version",
-    reason: "Expired",
-    code: 410,
-  },
-})}\n`;
 
 const silent: Logger = { error() {}, warn() {}, info() {}, debug() {} };
 

@@ -9,24 +9,7 @@ import { createClient, type DecodeError } from "kontroller/client";
 import { isNotFound, type KubeObject, statusCode } from "kontroller/core";
 import { customResourceDefinitions, resourceDefinition } from "kontroller/resources";
 import { embeddedOnly, FakeClock, startTestServer } from "kontroller/testing";
-import { cm, NO_STREAMING_LISTS, startRig, until } from "./rig.ts";
-
-/**
- * A watch's answer to a resourceVersion the server no longer has, as kube-apiserver sends it:
- * the stream opens, then an ERROR event holds the 410.
- */
-const EXPIRED_WATCH = `${JSON.stringify({
-  type: "ERROR",
-  object: {
-    kind: "Status",
-    apiVersion: "v1",
-    metadata: {},
-    status: "Failure",
-    message: "too old resource version",
-    reason: "Expired",
-    code: 410,
-  },
-})}\n`;
+import { cm, EXPIRED_WATCH, NO_STREAMING_LISTS, startRig, until } from "./rig.ts";
 
 describe("relist faults", () => {
   it("after 410 the informer relists; missed deletes are tombstones, a recreate an update with a new UID", async () => {

@@ -56,6 +56,23 @@ export function servesStreamingLists(server: TestServer): Promise<boolean> {
   return answer;
 }
 
+/**
+ * A watch's answer to a resourceVersion the server no longer has, as kube-apiserver sends it:
+ * the stream opens, then an ERROR event holds the 410.
+ */
+export const EXPIRED_WATCH = `${JSON.stringify({
+  type: "ERROR",
+  object: {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message: "too old resource version",
+    reason: "Expired",
+    code: 410,
+  },
+})}\n`;
+
 /** The skip reason of a test that needs the server's streaming lists, where it has none. */
 export const NO_STREAMING_LISTS =
   "the server refuses streaming lists and watches from no resourceVersion (kube-apiserver does where its etcd lacks RequestWatchProgress: before 3.4.31, or a 3.5 before 3.5.13)";
