@@ -91,10 +91,16 @@ describe("API server over HTTP: aggregated discovery", () => {
     );
     const apps = r.body.items.find((g: Loose) => g.metadata.name === "apps");
     const deploy = apps.versions[0].resources.find((x: Loose) => x.resource === "deployments");
+    // Sorted by name; a built-in subresource's group and version named only where they differ.
     assert.deepEqual(deploy.subresources, [
       {
+        subresource: "scale",
+        responseKind: { group: "autoscaling", version: "v1", kind: "Scale" },
+        verbs: ["get", "patch", "update"],
+      },
+      {
         subresource: "status",
-        responseKind: { group: "apps", version: "v1", kind: "Deployment" },
+        responseKind: { group: "", version: "", kind: "Deployment" },
         verbs: ["get", "patch", "update"],
       },
     ]);

@@ -22,6 +22,8 @@ export interface CompatResource {
   readonly strategicPatch?: Record<string, unknown>;
   /** A custom resource: kube-apiserver answers a strategic merge patch with 415. @default false */
   readonly custom?: boolean;
+  /** The resource has a `scale` subresource, which the scenario reads and writes. @default false */
+  readonly scale?: boolean;
 }
 
 /** A table entry. */

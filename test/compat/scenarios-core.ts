@@ -4,6 +4,9 @@ import { type CompatResource, podSpec, resource, templateEnvPatch, workload } fr
 /** A core-group (v1) entry. */
 const core = resource.bind(undefined, "", "v1");
 
+/** The apps kinds with a `scale` subresource. */
+const SCALED = new Set(["Deployment", "ReplicaSet", "StatefulSet"]);
+
 function apps(kind: string, plural: string, sample: CompatResource["sample"]): CompatResource {
   return {
     group: "apps",
@@ -13,6 +16,7 @@ function apps(kind: string, plural: string, sample: CompatResource["sample"]): C
     namespaced: true,
     sample,
     ...(kind === "ControllerRevision" ? {} : { strategicPatch: templateEnvPatch }),
+    ...(SCALED.has(kind) ? { scale: true } : {}),
   };
 }
 
@@ -60,12 +64,18 @@ export const coreResources: readonly CompatResource[] = [
   core("PodTemplate", "podtemplates", true, () => ({
     template: { metadata: { labels: { app: "compat" } }, spec: podSpec() },
   })),
-  core("ReplicationController", "replicationcontrollers", true, () => ({
-    spec: {
-      selector: { app: "compat" },
-      template: { metadata: { labels: { app: "compat" } }, spec: podSpec() },
-    },
-  })),
+  core(
+    "ReplicationController",
+    "replicationcontrollers",
+    true,
+    () => ({
+      spec: {
+        selector: { app: "compat" },
+        template: { metadata: { labels: { app: "compat" } }, spec: podSpec() },
+      },
+    }),
+    { scale: true },
+  ),
   apps("Deployment", "deployments", () => workload()),
   apps("ReplicaSet", "replicasets", () => workload()),
   apps("StatefulSet", "statefulsets", () => workload({ serviceName: "compat" })),

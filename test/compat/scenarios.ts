@@ -187,6 +187,7 @@ export function resourceScenario(r: CompatResource): Scenario {
     },
     { name: "server-side apply", request: apply("compat-first") },
     { name: "server-side apply by another manager (conflict)", request: apply("compat-second") },
+    ...(r.scale ? scaleSteps(r, item, ns) : []),
     { name: "delete", request: () => ({ method: "DELETE", path: item }) },
     { name: "get after delete", request: () => get(item) },
     {
@@ -202,6 +203,67 @@ export function resourceScenario(r: CompatResource): Scenario {
     },
   );
   return { name: scenarioName(r), resource: r, steps };
+}
+
+/**
+ * The `scale` subresource: read, patched, replaced with a stale resourceVersion and with a
+ * negative count, applied against the patch's owner, and the object read back with the
+ * ownership the writes recorded.
+ */
+function scaleSteps(r: CompatResource, item: string, namespace: string): Step[] {
+  const scale = `${item}/scale`;
+  const name = item.slice(item.lastIndexOf("/") + 1);
+  const body = (replicas: number, resourceVersion?: string) => ({
+    apiVersion: "autoscaling/v1",
+    kind: "Scale",
+    metadata: {
+      name,
+      ...(r.namespaced ? { namespace } : {}),
+      ...(resourceVersion === undefined ? {} : { resourceVersion }),
+    },
+    spec: { replicas },
+  });
+  return [
+    { name: "get the scale", request: () => ({ method: "GET", path: scale }) },
+    {
+      name: "merge patch the scale",
+      request: () =>
+        patch(`${scale}?fieldManager=compat-scaler`, "application/merge-patch+json", {
+          spec: { replicas: 2 },
+        }),
+    },
+    {
+      name: "update the scale with a stale resourceVersion",
+      request: (saved) => ({
+        method: "PUT",
+        path: scale,
+        body: body(3, stringAt(saved.get("created"), "metadata", "resourceVersion")),
+      }),
+    },
+    {
+      name: "update the scale to a negative count",
+      request: () => ({ method: "PUT", path: scale, body: body(-1) }),
+    },
+    {
+      name: "server-side apply of the scale (conflict)",
+      request: () => ({
+        method: "PATCH",
+        path: `${scale}?fieldManager=compat-autoscaler`,
+        contentType: "application/apply-patch+yaml",
+        body: JSON.stringify(body(4)),
+      }),
+    },
+    {
+      name: "server-side apply of the scale, forced",
+      request: () => ({
+        method: "PATCH",
+        path: `${scale}?fieldManager=compat-autoscaler&force=true`,
+        contentType: "application/apply-patch+yaml",
+        body: JSON.stringify(body(4)),
+      }),
+    },
+    { name: "get after scaling", request: () => ({ method: "GET", path: item }) },
+  ];
 }
 
 function post(path: string, body: unknown): CompatRequest {

@@ -11,7 +11,8 @@ import { crdType } from "../managedfields/crd-schema.ts";
 import { FieldManager } from "../managedfields/field-manager.ts";
 import type { TypeNode } from "../managedfields/schema.ts";
 import { decodeFromStorage } from "../registry/codec.ts";
-import type { CustomResourceInfo, PrinterColumn } from "../registry/registry.ts";
+import type { CustomResourceInfo, PrinterColumn, ScaleSubresource } from "../registry/registry.ts";
+import { customScale } from "../registry/scale.ts";
 import type { StoreOptions } from "../registry/store-options.ts";
 import { rec } from "../registry/strategies/util.ts";
 import type { Strategy } from "../registry/strategy.ts";
@@ -112,6 +113,7 @@ export interface VersionSpec {
     strategicMerge: false;
     encoder: WatchEncoder;
     custom: CustomResourceInfo;
+    scale?: ScaleSubresource;
   } & Pick<StoreOptions, "storageApiVersion" | "validate" | "normalize" | "decode">;
   /** Server-side apply's view of the version: its schema, and the CRD's other versions. */
   readonly fieldManager: FieldManager;
@@ -226,6 +228,7 @@ export function crdVersionSpecs(
             ...(v.subresources?.status ? ["status"] : []),
             ...(v.subresources?.scale ? ["scale"] : []),
           ],
+          ...(v.subresources?.scale ? { scale: customScale(v.subresources.scale) } : {}),
           strategicMerge: false,
           encoder,
           storageApiVersion: `${group}/${storageVersion}`,
@@ -238,7 +241,6 @@ export function crdVersionSpecs(
           },
           custom: {
             printerColumns: v.additionalPrinterColumns ?? [],
-            ...(v.subresources?.scale ? { scale: v.subresources.scale } : {}),
             schema,
             storageVersion,
             ...(terminating ? { terminating } : {}),

@@ -25,6 +25,14 @@ function served(
   };
 }
 
+/** A custom resource's version, served as its CRD says. */
+function custom(init: ResourceDefinitionInit, subresources: string[]): ServedResource {
+  return {
+    ...served(init, subresources),
+    custom: { printerColumns: [], storageVersion: "v1" },
+  };
+}
+
 const registry = {
   all: () => [
     served(
@@ -44,7 +52,7 @@ const registry = {
       "scale",
     ]),
     // A cluster-scoped CRD with two versions, the older one installed first.
-    served(
+    custom(
       {
         group: "example.com",
         version: "v1beta1",
@@ -55,7 +63,7 @@ const registry = {
       },
       ["status", "scale"],
     ),
-    served(
+    custom(
       {
         group: "example.com",
         version: "v1",
@@ -150,21 +158,22 @@ describe("aggregatedDiscovery", () => {
       shortNames: ["cm"],
       subresources: [],
     });
+    // A built-in kind's subresources by name, their group and version left empty as kube does.
     assert.deepEqual(core.versions[0].resources[1].subresources, [
       {
-        subresource: "status",
-        responseKind: { group: "", version: "v1", kind: "Namespace" },
-        verbs: ["get", "patch", "update"],
-      },
-      {
         subresource: "finalize",
-        responseKind: { group: "", version: "v1", kind: "Namespace" },
+        responseKind: { group: "", version: "", kind: "Namespace" },
         verbs: ["update"],
       },
+      {
+        subresource: "status",
+        responseKind: { group: "", version: "", kind: "Namespace" },
+        verbs: ["get", "patch", "update"],
+      },
     ]);
-    assert.deepEqual(core.versions[0].resources[2].subresources[1], {
+    assert.deepEqual(core.versions[0].resources[2].subresources[0], {
       subresource: "binding",
-      responseKind: { group: "", version: "v1", kind: "Binding" },
+      responseKind: { group: "", version: "", kind: "Binding" },
       verbs: ["create"],
     });
   });
@@ -188,13 +197,13 @@ describe("aggregatedDiscovery", () => {
     const deploy = list.items[0].versions[0].resources[0];
     assert.deepEqual(deploy.subresources, [
       {
-        subresource: "status",
-        responseKind: { group: "apps", version: "v1", kind: "Deployment" },
+        subresource: "scale",
+        responseKind: { group: "autoscaling", version: "v1", kind: "Scale" },
         verbs: ["get", "patch", "update"],
       },
       {
-        subresource: "scale",
-        responseKind: { group: "autoscaling", version: "v1", kind: "Scale" },
+        subresource: "status",
+        responseKind: { group: "", version: "", kind: "Deployment" },
         verbs: ["get", "patch", "update"],
       },
     ]);
@@ -205,7 +214,7 @@ describe("aggregatedDiscovery", () => {
         responseKind: { group: scale.group, version: scale.version, kind: scale.kind },
         verbs: scale.verbs,
       },
-      { responseKind: deploy.subresources[1].responseKind, verbs: deploy.subresources[1].verbs },
+      { responseKind: deploy.subresources[0].responseKind, verbs: deploy.subresources[0].verbs },
       "legacy and aggregated discovery agree",
     );
   });

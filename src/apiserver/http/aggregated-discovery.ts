@@ -1,5 +1,6 @@
 import { isNamespaced } from "../../resources/index.ts";
 import {
+  discoverySubresources,
   type Registry,
   type ServedResource,
   subresourceKind,
@@ -20,10 +21,18 @@ export function discoveryContentType(version: DiscoveryVersion): string {
   return `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`;
 }
 
+/**
+ * A subresource's response kind. kube names the group and version of a built-in kind's
+ * subresource only where they are not the resource's (a Scale is autoscaling/v1), and leaves
+ * them empty otherwise; a custom resource's it names in full.
+ */
 function subresourceResponseKind(s: ServedResource, sub: string): ResponseKind {
   if (sub === "scale") return { group: "autoscaling", version: "v1", kind: "Scale" };
   const d = s.def;
-  return { group: d.group, version: d.version, kind: subresourceKind(sub) ?? d.kind };
+  const kind = subresourceKind(sub) ?? d.kind;
+  return s.custom === undefined
+    ? { group: "", version: "", kind }
+    : { group: d.group, version: d.version, kind };
 }
 
 function resourceDiscovery(s: ServedResource): unknown {
@@ -36,7 +45,7 @@ function resourceDiscovery(s: ServedResource): unknown {
     verbs: [...s.verbs],
     ...(d.shortNames.length > 0 ? { shortNames: [...d.shortNames] } : {}),
     ...(d.categories.length > 0 ? { categories: [...d.categories] } : {}),
-    subresources: s.subresources.map((sub) => ({
+    subresources: discoverySubresources(s).map((sub) => ({
       subresource: sub,
       responseKind: subresourceResponseKind(s, sub),
       verbs: [...subresourceVerbs(sub)],

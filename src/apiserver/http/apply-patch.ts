@@ -1,7 +1,9 @@
 import { isMap, isScalar, LineCounter, parseDocument, visit } from "yaml";
 import { errors, type KubeObject } from "../../core/index.ts";
+import { scaleApplyConfig, scaleApplyConflict, scaleOfObject } from "../registry/scale.ts";
 import type { FieldValidation } from "../registry/types.ts";
 import { sendObject } from "./output.ts";
+import { sendJson } from "./respond.ts";
 import type { VerbRequest } from "./types.ts";
 import { setWarnings } from "./write-options.ts";
 import { writePreamble } from "./write-preamble.ts";
@@ -71,24 +73,24 @@ export function applyPatchDuplicates(bytes: Buffer, validation: FieldValidation)
 export async function serveApply(v: VerbRequest): Promise<void> {
   const { ctx, res, r, served, warnings } = v;
   const w = await writePreamble(v, "PatchOptions", { apply: true });
-  const config = decodeApplyPatch(w.bytes);
+  const patch = decodeApplyPatch(w.bytes);
+  const scale = r.subresource === "scale";
+  const config = scale ? scaleApplyConfig(served, r.namespace, r.name, patch) : patch;
   // kube reports duplicate keys after merging; refusing them first stores nothing either way.
   const duplicates = applyPatchDuplicates(w.bytes, w.fieldValidation);
-  const { object, created } = await ctx.fields.apply(
-    served,
-    r.namespace,
-    r.name,
-    config as KubeObject,
-    {
-      manager: w.manager,
-      force: w.force,
-      dryRun: w.dryRun,
-      fieldValidation: w.fieldValidation,
-      warnings,
-      ...(r.subresource ? { subresource: r.subresource } : {}),
-    },
-  );
+  const applied = ctx.fields.apply(served, r.namespace, r.name, config as KubeObject, {
+    manager: w.manager,
+    force: w.force,
+    dryRun: w.dryRun,
+    fieldValidation: w.fieldValidation,
+    warnings,
+    ...(r.subresource ? { subresource: r.subresource } : {}),
+  });
+  const { object, created } = await applied.catch((err: unknown) => {
+    throw scale ? scaleApplyConflict(served, err) : err;
+  });
   warnings.push(...duplicates);
   setWarnings(res, warnings);
+  if (scale) return sendJson(res, 200, scaleOfObject(served, object));
   return sendObject(ctx, res, created ? 201 : 200, served, object, w.output, v.query);
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { isNamespaced } from "../../resources/index.ts";
 import {
+  discoverySubresources,
   type Registry,
   type ServedResource,
   subresourceKind,
@@ -140,7 +141,7 @@ export function resourceList(
         d.kind,
       ),
     });
-    for (const sub of s.subresources) {
+    for (const sub of discoverySubresources(s)) {
       const scale = sub === "scale";
       resources.push({
         name: `${d.plural}/${sub}`,

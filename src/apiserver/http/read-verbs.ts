@@ -1,7 +1,7 @@
+import { readScale } from "../registry/scale.ts";
 import { type ListParams, parseListParams } from "./list-options.ts";
 import { negotiate, type Output } from "./negotiate.ts";
 import { encoderFor, sendList, sendObject } from "./output.ts";
-import { notFound } from "./request-errors.ts";
 import { sendJson } from "./respond.ts";
 import type { VerbHandler, VerbRequest } from "./types.ts";
 import { streamWatch, watchDeadline } from "./watch.ts";
@@ -31,13 +31,11 @@ function readParams(v: VerbRequest): { output: Output; params: ListParams } {
   return { output, params };
 }
 
-/** GET of one object (or its `status`, or a custom resource's `scale`). */
+/** GET of one object (or its `status`, or its `scale`). */
 export const get: VerbHandler = async (v) => {
   const { ctx, res, r, served } = v;
-  if (r.subresource === "scale") {
-    if (ctx.scale === undefined) notFound();
-    return sendJson(res, 200, await ctx.scale.get(served, r.namespace, r.name));
-  }
+  if (r.subresource === "scale")
+    return sendJson(res, 200, await readScale(served, r.namespace, r.name));
   const { output } = readParams(v);
   const rv = v.query.get("resourceVersion") ?? undefined;
   const object = await served.store.get(r.namespace, r.name, rv);

@@ -9,7 +9,6 @@ import {
   realClock,
 } from "../../core/index.ts";
 import { CrdController } from "../crd/crd-controller.ts";
-import { customResourceScale } from "../crd/scale.ts";
 import { FieldManagers } from "../managedfields/field-managers.ts";
 import { Registry } from "../registry/registry.ts";
 import { MemoryStorage } from "../storage/memory-storage.ts";
@@ -142,7 +141,6 @@ export class ApiServer {
       fields: this.#fields,
       clock: this.#clock,
       minRequestTimeoutSeconds: this.#minRequestTimeoutSeconds,
-      scale: customResourceScale,
     };
     const server = createServer((req, res) => {
       this.#inFlight++;

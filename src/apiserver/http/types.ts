@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Clock } from "../../core/index.ts";
-import type { ScaleHandler } from "../crd/scale.ts";
 import type { FieldManagers } from "../managedfields/field-managers.ts";
 import type { Registry, ServedResource } from "../registry/registry.ts";
 
@@ -17,8 +16,6 @@ export interface ResourceContext {
   readonly clock: Clock;
   /** kube's --min-request-timeout (s): default watch length is 1–2× this. */
   readonly minRequestTimeoutSeconds: number;
-  /** The `/scale` subresource of custom resources, from the CRD layer. */
-  readonly scale?: ScaleHandler;
 }
 
 /** A resource request, parsed from the path. */

@@ -4,12 +4,13 @@ import { applyJsonPatch } from "../patch/json-patch.ts";
 import { applyMergePatch } from "../patch/merge-patch.ts";
 import { applyStrategicMerge } from "../patch/strategic-merge.ts";
 import { subresourceKind } from "../registry/registry.ts";
+import { updateScale } from "../registry/scale.ts";
 import type { UpdateOptions } from "../registry/types.ts";
 import { APPLY_PATCH, serveApply } from "./apply-patch.ts";
 import { decodeObjectBody, duplicatesIn, mediaType, parseJson, unsupported } from "./body.ts";
 import { parseListParams } from "./list-options.ts";
 import { sendObject } from "./output.ts";
-import { methodNotAllowed, notFound } from "./request-errors.ts";
+import { methodNotAllowed } from "./request-errors.ts";
 import { sendJson, successStatus } from "./respond.ts";
 import type { VerbHandler, VerbRequest } from "./types.ts";
 import { deleteOptionsOf, setWarnings } from "./write-options.ts";
@@ -128,20 +129,15 @@ async function createSubresource(v: VerbRequest): Promise<void> {
   return sendJson(v.res, 201, { ...successStatus(undefined), code: 201 });
 }
 
-/** PUT of an object, its `status` or `finalize`, or a custom resource's `scale`. */
+/** PUT of an object, its `status`, `finalize` or `scale`. */
 export const update: VerbHandler = async (v) => {
   const { ctx, res, r, served, warnings } = v;
   if (r.name === "") methodNotAllowed(v.method, v.what);
   const w = await writePreamble(v, "UpdateOptions");
   const raw = decodeObjectBody(w.bytes, w.contentType);
   if (r.subresource === "scale") {
-    if (ctx.scale === undefined) notFound();
     const options = ctx.fields.managed(served, { dryRun: w.dryRun }, w.manager, "scale");
-    return sendJson(
-      res,
-      200,
-      await ctx.scale.update(served, r.namespace, r.name, () => raw, options),
-    );
+    return sendJson(res, 200, await updateScale(served, r.namespace, r.name, () => raw, options));
   }
   const body = checkBodyType(raw, bodyTypeOf(v));
   const duplicateFields = duplicatesIn(w.bytes, w.contentType, w.fieldValidation);
@@ -161,8 +157,7 @@ const STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json";
 
 /**
  * PATCH of an object, its `status` or a custom resource's `scale`: a JSON patch, a merge patch,
- * a strategic merge patch (built-in kinds only) or a server-side apply (not to `scale`: kube
- * converts managedFields to the Scale's, which is not served).
+ * a strategic merge patch (built-in kinds only) or a server-side apply.
  */
 export const patch: VerbHandler = async (v) => {
   const { ctx, req, res, r, served, warnings } = v;
@@ -172,7 +167,7 @@ export const patch: VerbHandler = async (v) => {
     JSON_PATCH,
     MERGE_PATCH,
     ...(served.strategicMerge ? [STRATEGIC_MERGE_PATCH] : []),
-    ...(r.subresource === "scale" ? [] : [APPLY_PATCH]),
+    APPLY_PATCH,
   ];
   if (!accepted.includes(type)) throw unsupported(type, accepted);
   if (type === APPLY_PATCH) return serveApply(v);
@@ -186,9 +181,8 @@ export const patch: VerbHandler = async (v) => {
     return applyStrategicMerge(served.def.kind, current, patchBody);
   };
   if (r.subresource === "scale") {
-    if (ctx.scale === undefined) notFound();
     const options = ctx.fields.managed(served, { dryRun: w.dryRun }, w.manager, "scale");
-    return sendJson(res, 200, await ctx.scale.update(served, r.namespace, r.name, apply, options));
+    return sendJson(res, 200, await updateScale(served, r.namespace, r.name, apply, options));
   }
   const patched = await served.store.guaranteedUpdate(
     r.namespace,

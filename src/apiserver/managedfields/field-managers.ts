@@ -127,7 +127,8 @@ export class FieldManagers {
             checkTarget(applied);
             return applied;
           },
-          subresource === undefined ? write : { ...write, subresource },
+          // A write to `scale` is one to the object, recorded under the subresource.
+          subresource === undefined || subresource === "scale" ? write : { ...write, subresource },
         );
         return { object, created: false };
       } catch (err) {

@@ -17,7 +17,8 @@ import {
 } from "../../resources/index.ts";
 import type { WatchEncoder } from "../watchcache/cache-event.ts";
 import type { ClusterIpAllocator } from "./allocators.ts";
-import { ALL_VERBS } from "./served.ts";
+import { APPS_SCALE, REPLICATION_CONTROLLER_SCALE } from "./scale.ts";
+import { ALL_VERBS, type ScaleSubresource } from "./served.ts";
 import { configMapStrategy, secretStrategy, serviceAccountStrategy } from "./strategies/core.ts";
 import {
   eventFromV1,
@@ -40,6 +41,8 @@ export interface BuiltinSpec {
   readonly prefix: string;
   /** @default none */
   readonly subresources?: string[];
+  /** Where `scale`, if among the subresources, reads and writes. */
+  readonly scale?: ScaleSubresource;
   /** @default ALL_VERBS */
   readonly verbs?: string[];
   /** @default jsonEncoder */
@@ -83,6 +86,13 @@ const NOT_STORED = new Set([
   "authorization.k8s.io/subjectaccessreviews",
 ]);
 
+/** The stored kinds with a `scale` subresource besides Deployments, as kube serves them. */
+const SCALED: ReadonlyMap<string, ScaleSubresource> = new Map([
+  ["apps/replicasets", APPS_SCALE],
+  ["apps/statefulsets", APPS_SCALE],
+  ["/replicationcontrollers", REPLICATION_CONTROLLER_SCALE],
+]);
+
 /**
  * Every other resource kube-apiserver 1.36 serves by default, on the generic strategy, stored
  * under `/registry/<group>/<plural>/`. Not yet: autoscaling/v1 HorizontalPodAutoscalers (kube
@@ -96,6 +106,7 @@ function genericSpecs(specific: readonly BuiltinSpec[]): BuiltinSpec[] {
     if (NOT_STORED.has(`${facts.group}/${facts.plural}`)) continue;
     if (facts.group === "autoscaling" && facts.version === "v1") continue;
     const strategy = genericStrategy(facts);
+    const scale = SCALED.get(`${facts.group}/${facts.plural}`);
     out.push({
       def: resourceDefinition({
         group: facts.group,
@@ -108,7 +119,11 @@ function genericSpecs(specific: readonly BuiltinSpec[]): BuiltinSpec[] {
       }),
       strategy,
       prefix: `/registry/${facts.group === "" ? "" : `${facts.group}/`}${facts.plural}/`,
-      subresources: strategy.statusSubresource ? ["status"] : [],
+      subresources: [
+        ...(strategy.statusSubresource ? ["status"] : []),
+        ...(scale ? ["scale"] : []),
+      ],
+      ...(scale ? { scale } : {}),
       verbs: [...facts.verbs],
     });
   }
@@ -165,7 +180,8 @@ function specificSpecs(allocators: { readonly clusterIps: ClusterIpAllocator }):
       def: deployments,
       strategy: deploymentStrategy,
       prefix: "/registry/deployments/",
-      subresources: ["status"],
+      subresources: ["status", "scale"],
+      scale: APPS_SCALE,
     },
   ];
 }

@@ -26,7 +26,9 @@ import type { WriteOptions } from "./types.ts";
 export {
   ALL_VERBS,
   type CustomResourceInfo,
+  discoverySubresources,
   type PrinterColumn,
+  type ScaleSubresource,
   type ServedResource,
   subresourceKind,
   subresourceVerbs,
@@ -51,7 +53,7 @@ export interface RegistryOptions {
 
 /** How {@link Registry.install} serves a resource version besides its definition and strategy. */
 export type InstallOptions = Pick<ServedResource, "subresources" | "verbs" | "strategicMerge"> &
-  Partial<Pick<ServedResource, "custom">> &
+  Partial<Pick<ServedResource, "custom" | "scale">> &
   Pick<StoreOptions, "encoder"> &
   Partial<
     Pick<
@@ -103,6 +105,7 @@ export class Registry {
     for (const spec of builtinSpecs({ clusterIps: this.#clusterIps })) {
       await this.install(spec.def, spec.strategy, spec.prefix, {
         subresources: spec.subresources ?? [],
+        ...(spec.scale ? { scale: spec.scale } : {}),
         verbs: spec.verbs ?? ALL_VERBS,
         strategicMerge: true,
         encoder: spec.encoder ?? jsonEncoder,
@@ -156,7 +159,7 @@ export class Registry {
       this.#caches.set(prefix, cache);
       await cache.start();
     }
-    const { subresources, verbs, strategicMerge, custom, freshCache: _, ...store } = extra;
+    const { subresources, verbs, strategicMerge, custom, scale, freshCache: _, ...store } = extra;
     const served: ServedResource = {
       def,
       store: new Store({
@@ -179,6 +182,7 @@ export class Registry {
       subresources,
       verbs,
       strategicMerge,
+      ...(scale ? { scale } : {}),
       ...(custom ? { custom } : {}),
     };
     this.#served.set(servedKey(def.group, def.version, def.plural), served);

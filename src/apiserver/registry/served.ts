@@ -1,3 +1,4 @@
+import type { KubeObject } from "../../core/index.ts";
 import type { ResourceDefinition } from "../../resources/index.ts";
 import type { Store } from "./store.ts";
 
@@ -16,8 +17,23 @@ export interface ServedResource {
   readonly verbs: readonly string[];
   /** Patch types accepted (custom resources refuse strategic merge patch). */
   readonly strategicMerge: boolean;
-  /** For custom resources: the CRD's printer columns and scale paths. */
+  /** Where the `scale` subresource reads and writes, if the resource has one. */
+  readonly scale?: ScaleSubresource;
+  /** For custom resources: what their CRD says. */
   readonly custom?: CustomResourceInfo;
+}
+
+/**
+ * Where a resource keeps what its `/scale` subresource shows (kube's ScaleREST of a Deployment,
+ * or a CRD's `subresources.scale`): the desired and observed replica counts, and the selector
+ * of the pods it scales, as a string. See `scale.ts`.
+ */
+export interface ScaleSubresource {
+  /** The desired count (`spec.replicas`), which a write to `/scale` sets. */
+  readonly specReplicasPath: readonly string[];
+  readonly statusReplicasPath: readonly string[];
+  /** `status.selector` of the Scale, if the object has one. */
+  selector(object: KubeObject): string | undefined;
 }
 
 /** A CRD version's `additionalPrinterColumns` entry. */
@@ -33,11 +49,6 @@ export interface PrinterColumn {
 /** What the HTTP layer needs to know about a custom resource beyond its store. */
 export interface CustomResourceInfo {
   readonly printerColumns: readonly PrinterColumn[];
-  readonly scale?: {
-    specReplicasPath: string;
-    statusReplicasPath: string;
-    labelSelectorPath?: string;
-  };
   /** The version's schema (for OpenAPI). */
   readonly schema?: unknown;
   /** The CRD's storage version (discovery's storageVersionHash is computed from it). */
@@ -72,6 +83,14 @@ export function subresourceVerbs(subresource: string): readonly string[] {
   if (subresource === "finalize") return ["update"];
   if (subresource === "binding") return ["create"];
   return ["get", "patch", "update"];
+}
+
+/**
+ * A resource's subresources in the order discovery lists them: a built-in kind's sorted by name,
+ * as kube-apiserver lists them; a custom resource's as its CRD has them (`status`, `scale`).
+ */
+export function discoverySubresources(served: ServedResource): readonly string[] {
+  return served.custom === undefined ? [...served.subresources].sort() : served.subresources;
 }
 
 /** The kind a subresource's requests carry, when it is not the resource's own. */
