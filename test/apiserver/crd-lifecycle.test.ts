@@ -242,6 +242,60 @@ describe("API server over HTTP: CRD versions and selectable fields", () => {
       );
   });
 
+  it("refuses printer columns and scale paths kube refuses, under spec when every version declares them alike", async () => {
+    const bad = {
+      additionalPrinterColumns: [
+        { name: "A", type: "foo", format: "bar", jsonPath: "status.x" },
+        { name: "", type: "", jsonPath: "" },
+        { name: "Fine", type: "integer", jsonPath: ".spec.size" },
+      ],
+      subresources: {
+        scale: {
+          specReplicasPath: "spec.r",
+          statusReplicasPath: ".spec.r",
+          labelSelectorPath: ".metadata.x",
+        },
+      },
+    };
+    const other = {
+      additionalPrinterColumns: [{ name: "B", type: "date", jsonPath: "x" }],
+      subresources: { scale: { specReplicasPath: "", statusReplicasPath: ".status.r" } },
+    };
+    const version = (name: string, storage: boolean, extra: Record<string, unknown>) => ({
+      name,
+      served: true,
+      storage,
+      schema: { openAPIV3Schema: open },
+      ...extra,
+    });
+    const problems = (at: string) => [
+      `${at}.subresources.scale.specReplicasPath: Invalid value: "spec.r": must be a simple json path starting with .`,
+      `${at}.subresources.scale.statusReplicasPath: Invalid value: ".spec.r": should be a json path under .status`,
+      `${at}.subresources.scale.labelSelectorPath: Invalid value: ".metadata.x": should be a json path under either .spec or .status`,
+      `${at}.additionalPrinterColumns[0].type: Invalid value: "foo": must be one of boolean,date,integer,number,string`,
+      `${at}.additionalPrinterColumns[0].format: Invalid value: "bar": must be one of byte,date,date-time,double,float,int32,int64,password`,
+      `${at}.additionalPrinterColumns[0].JSONPath: Invalid value: "status.x": must be a simple json path starting with .`,
+      `${at}.additionalPrinterColumns[1].name: Required value`,
+      `${at}.additionalPrinterColumns[1].type: Required value: must be one of boolean,date,integer,number,string`,
+      `${at}.additionalPrinterColumns[1].JSONPath: Required value`,
+    ];
+    const causesOf = async (versions: unknown[]) => {
+      const r = await call(s.url, "POST", CRDS, {
+        ...crd("columns", { kind: "Column" }),
+        spec: { ...crd("columns", { kind: "Column" }).spec, versions },
+      });
+      assert.equal(r.status, 422, JSON.stringify(r.body));
+      return r.body.details.causes.map((c: Loose) => `${c.field}: ${c.message}`);
+    };
+    assert.deepEqual(await causesOf([version("v1", true, bad)]), problems("spec"));
+    assert.deepEqual(await causesOf([version("v1", true, bad), version("v2", false, other)]), [
+      ...problems("spec.versions[0]"),
+      "spec.versions[1].subresources.scale.specReplicasPath: Required value",
+      'spec.versions[1].additionalPrinterColumns[0].JSONPath: Invalid value: "x": must be a simple json path starting with .',
+    ]);
+    assert.equal((await call(s.url, "GET", `${CRDS}/columns.names.example.com`)).status, 404);
+  });
+
   it("warns on requests to a deprecated version, and hashes the storage version in discovery", async () => {
     const beta = await call(
       s.url,

@@ -13,6 +13,7 @@ import {
   stringAt,
 } from "../registry/strategies/util.ts";
 import type { Strategy } from "../registry/strategy.ts";
+import { versionFieldProblems } from "./crd-version-fields.ts";
 import { validateSelectableFields } from "./selectable-fields.ts";
 
 /** The finalizer that keeps a CRD until its custom resources are deleted. */
@@ -136,6 +137,7 @@ export const crdStrategy: Strategy = {
         ),
       );
     });
+    causes.push(...versionFieldProblems(versions));
     const strategy = stringAt(spec, "conversion.strategy");
     if (strategy !== undefined && strategy !== "None")
       causes.push(field.notSupported("spec.conversion.strategy", strategy, ["None"]));
