@@ -2,15 +2,23 @@ import type { KubeObject, StatusCause } from "../../core/index.ts";
 import type { ObjectAttrs } from "../watchcache/cache-event.ts";
 import type { NameRule } from "./object-meta.ts";
 
-/** A table column, as `meta.k8s.io/v1` Table defines it. */
+/**
+ * A table column, as `meta.k8s.io/v1` Table defines it, with the function that prints its cell.
+ * kube-apiserver prints every column, the `-o wide` ones (priority 1) included.
+ */
 export interface TableColumn {
   readonly name: string;
   readonly type: "string" | "integer" | "number" | "boolean" | "date";
   readonly format?: string;
   readonly description?: string;
   readonly priority?: number;
-  /** The cell of an object (dates as RFC 3339 strings: the table code renders ages). */
-  readonly cell: (object: KubeObject) => unknown;
+  /**
+   * A cell kube prints in each row without declaring its column (an IPAddress's age): the cell
+   * is in the rows, the column is not in the definitions.
+   */
+  readonly undeclared?: boolean;
+  /** The cell of an object at `nowMs`, the server's time (ages and durations count to it). */
+  readonly cell: (object: KubeObject, nowMs: number) => unknown;
 }
 
 /**
@@ -66,8 +74,10 @@ export interface Strategy {
   readonly fieldSelectors?: readonly string[];
   fields?(object: KubeObject): Record<string, string | undefined>;
   /**
-   * Table columns after Name. An Age column is added at the end unless one of these is named
-   * `Age` (a `date` column whose cell is the creation timestamp), which places it.
+   * Every Table column, in kube's order, Name and Age included (its printers place them: an
+   * Event prints its name last, some kinds have no Age); Name is put first when no column is
+   * a Name of the `name` format. @default Name and Created At, as kube's default table for a kind
+   * without a printer
    */
   readonly columns?: readonly TableColumn[];
 }

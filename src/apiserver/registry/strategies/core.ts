@@ -1,6 +1,7 @@
 import { errors, type KubeObject, type StatusCause } from "../../../core/index.ts";
 import { field } from "../field-errors.ts";
 import type { Strategy } from "../strategy.ts";
+import { CONFIG_MAP_COLUMNS, SECRET_COLUMNS, SERVICE_ACCOUNT_COLUMNS } from "./columns/core.ts";
 import { child, type Json, rec, recordAt, setDefault, stringAt } from "./util.ts";
 
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
@@ -53,21 +54,11 @@ function immutableData(o: Json, old: Json, maps: readonly string[]): StatusCause
   return causes;
 }
 
-const count = (o: KubeObject, ...maps: string[]) =>
-  maps.reduce((n, m) => n + Object.keys(recordAt(rec(o), m) ?? {}).length, 0);
-
 /** ConfigMaps: data keys, 1 MiB total, immutability. */
 export const configMapStrategy: Strategy = {
   validate: (o) => validateDataKeys(rec(o), ["data", "binaryData"]),
   validateUpdate: (o, old) => immutableData(rec(o), rec(old), ["data", "binaryData"]),
-  columns: [
-    {
-      name: "Data",
-      type: "integer",
-      description: "Number of keys",
-      cell: (o) => count(o, "data", "binaryData"),
-    },
-  ],
+  columns: CONFIG_MAP_COLUMNS,
 };
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -104,11 +95,8 @@ export const secretStrategy: Strategy = {
   },
   fieldSelectors: ["type"],
   fields: (o) => ({ type: stringAt(o, "type") }),
-  columns: [
-    { name: "Type", type: "string", cell: (o) => stringAt(o, "type") ?? "" },
-    { name: "Data", type: "integer", cell: (o) => count(o, "data") },
-  ],
+  columns: SECRET_COLUMNS,
 };
 
 /** ServiceAccounts: nothing beyond metadata. */
-export const serviceAccountStrategy: Strategy = {};
+export const serviceAccountStrategy: Strategy = { columns: SERVICE_ACCOUNT_COLUMNS };

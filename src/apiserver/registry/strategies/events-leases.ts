@@ -1,6 +1,8 @@
 import type { KubeObject, StatusCause } from "../../../core/index.ts";
 import { field } from "../field-errors.ts";
 import type { Strategy } from "../strategy.ts";
+import { LEASE_COLUMNS } from "./columns/cluster.ts";
+import { EVENT_COLUMNS } from "./columns/events.ts";
 import { legacyEventCauses, v1EventCreateCauses, v1EventUpdateCauses } from "./event-validation.ts";
 import { type Json, rec, recordAt, stringAt } from "./util.ts";
 
@@ -33,17 +35,7 @@ export const eventStrategy: Strategy = {
     source: stringAt(o, "source.component"),
     type: stringAt(o, "type"),
   }),
-  columns: [
-    { name: "Type", type: "string", cell: (o) => stringAt(o, "type") ?? "" },
-    { name: "Reason", type: "string", cell: (o) => stringAt(o, "reason") ?? "" },
-    {
-      name: "Object",
-      type: "string",
-      cell: (o) =>
-        `${(stringAt(o, "involvedObject.kind") ?? "").toLowerCase()}/${stringAt(o, "involvedObject.name") ?? ""}`,
-    },
-    { name: "Message", type: "string", cell: (o) => stringAt(o, "message") ?? "" },
-  ],
+  columns: EVENT_COLUMNS,
 };
 
 /**
@@ -55,6 +47,8 @@ export const eventV1Strategy: Strategy = {
   ...eventStrategy,
   validateCreate: v1EventCreateCauses,
   validateUpdate: v1EventUpdateCauses,
+  // kube prints both versions from its internal (core) form.
+  columns: EVENT_COLUMNS.map((c) => ({ ...c, cell: (o, now) => c.cell(eventFromV1(o), now) })),
 };
 
 /** Field renames between core/v1 Event (stored) and events.k8s.io/v1 Event. */
@@ -111,7 +105,5 @@ export const leaseStrategy: Strategy = {
     }
     return causes;
   },
-  columns: [
-    { name: "Holder", type: "string", cell: (o) => stringAt(o, "spec.holderIdentity") ?? "" },
-  ],
+  columns: LEASE_COLUMNS,
 };

@@ -1,5 +1,6 @@
 import type { BuiltinResourceFacts } from "../../../resources/index.ts";
 import type { Strategy } from "../strategy.ts";
+import { COLUMNS_BY_RESOURCE } from "./columns/by-resource.ts";
 import { WORKLOAD_KINDS } from "./workload-kinds.ts";
 
 /**
@@ -36,8 +37,8 @@ const PATH_SEGMENT_NAMES = "rbac.authorization.k8s.io";
 /**
  * How a built-in kind with no strategy of its own is served: stored as sent (pruned of nothing,
  * validated only as metadata), its `status` subresource where kube has one, and its generation
- * where kube tracks it — with the defaulting and validation of the kinds that have rules here
- * (the workloads).
+ * where kube tracks it, its Table columns as kube prints them — with the defaulting and
+ * validation of the kinds that have rules here (the workloads).
  */
 export function genericStrategy(facts: BuiltinResourceFacts): Strategy {
   const key = facts.group === "" ? facts.plural : `${facts.group}/${facts.plural}`;
@@ -45,6 +46,7 @@ export function genericStrategy(facts: BuiltinResourceFacts): Strategy {
     nameRule: facts.group === PATH_SEGMENT_NAMES ? "path-segment" : "subdomain",
     trackGeneration: TRACK_GENERATION.has(key),
     statusSubresource: facts.subresources.some((s) => s.name === "status"),
+    columns: COLUMNS_BY_RESOURCE[key],
     ...WORKLOAD_KINDS[key],
   };
 }

@@ -1,6 +1,7 @@
 import { errors, type KubeObject } from "../../../core/index.ts";
 import { metaOf } from "../codec.ts";
 import type { Strategy } from "../strategy.ts";
+import { NAMESPACE_COLUMNS } from "./columns/core.ts";
 import { arrayAt, child, rec, recordAt, stringAt } from "./util.ts";
 
 /** The finalizer the namespace controller removes once a namespace is empty. */
@@ -76,12 +77,5 @@ export const namespaceStrategy: Strategy = {
   },
   fieldSelectors: ["status.phase"],
   fields: (object) => ({ "status.phase": stringAt(object, "status.phase") }),
-  columns: [
-    {
-      name: "Status",
-      type: "string",
-      description: "The status of the namespace",
-      cell: (o) => stringAt(o, "status.phase") ?? "",
-    },
-  ],
+  columns: NAMESPACE_COLUMNS,
 };

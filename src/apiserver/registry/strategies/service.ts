@@ -2,6 +2,7 @@ import type { StatusCause } from "../../../core/index.ts";
 import type { ClusterIpAllocator } from "../allocators.ts";
 import { field } from "../field-errors.ts";
 import type { Strategy } from "../strategy.ts";
+import { SERVICE_COLUMNS } from "./columns/networking.ts";
 import { arrayAt, child, type Json, rec, recordAt, setDefault, stringAt } from "./util.ts";
 
 const SERVICE_TYPES = ["ClusterIP", "NodePort", "LoadBalancer", "ExternalName"];
@@ -92,21 +93,5 @@ export const serviceStrategy = (ips: ClusterIpAllocator): Strategy => ({
     const b = stringAt(old, "spec.clusterIP");
     return a !== b && b !== undefined && b !== "" ? [field.immutable("spec.clusterIP", a)] : [];
   },
-  columns: [
-    { name: "Type", type: "string", cell: (o) => stringAt(o, "spec.type") ?? "" },
-    { name: "Cluster-IP", type: "string", cell: (o) => stringAt(o, "spec.clusterIP") ?? "<none>" },
-    {
-      name: "External-IP",
-      type: "string",
-      cell: (o) => stringAt(o, "spec.externalName") ?? "<none>",
-    },
-    {
-      name: "Port(s)",
-      type: "string",
-      cell: (o) =>
-        (arrayAt(recordAt(rec(o), "spec") ?? {}, "ports") ?? [])
-          .map((p) => `${(p as Json).port}/${(p as Json).protocol ?? "TCP"}`)
-          .join(",") || "<none>",
-    },
-  ],
+  columns: SERVICE_COLUMNS,
 });

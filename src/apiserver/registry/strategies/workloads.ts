@@ -2,12 +2,13 @@ import {
   checkDns1123Label,
   cloneJson,
   errorMessage,
-  type KubeObject,
   labelSelectorFromSpec,
   type StatusCause,
 } from "../../../core/index.ts";
 import { field } from "../field-errors.ts";
 import type { Strategy } from "../strategy.ts";
+import { POD_COLUMNS } from "./columns/pods.ts";
+import { DEPLOYMENT_COLUMNS } from "./columns/workloads.ts";
 import { bindPod } from "./pod-binding.ts";
 import { checkQuantities } from "./quantity.ts";
 import { arrayAt, child, type Json, rec, recordAt, setDefault, stringAt } from "./util.ts";
@@ -120,26 +121,6 @@ function podSpecUpdateCauses(spec: Json, old: Json): StatusCause[] {
       ];
 }
 
-/** `ready/total` readiness gates, or `<none>` (kubectl's column). */
-function readinessGates(o: KubeObject): string {
-  const gates = arrayAt(recordAt(rec(o), "spec") ?? {}, "readinessGates") ?? [];
-  if (gates.length === 0) return "<none>";
-  const conditions = arrayAt(recordAt(rec(o), "status") ?? {}, "conditions") ?? [];
-  const ready = gates.filter((g) =>
-    conditions.some(
-      (c) => (c as Json)?.type === (g as Json)?.conditionType && (c as Json)?.status === "True",
-    ),
-  ).length;
-  return `${ready}/${gates.length}`;
-}
-
-function readyCount(o: KubeObject): string {
-  const statuses = arrayAt(recordAt(rec(o), "status") ?? {}, "containerStatuses") ?? [];
-  const ready = statuses.filter((s) => (s as Json)?.ready === true).length;
-  const total = (arrayAt(recordAt(rec(o), "spec") ?? {}, "containers") ?? []).length;
-  return `${ready}/${total}`;
-}
-
 /**
  * Pods: stored, never run; defaults, container validation, mostly immutable spec. A scheduler
  * assigns a pod to a node through the `binding` subresource, the only way to set
@@ -185,36 +166,7 @@ export const podStrategy: Strategy = {
     "status.podIP": stringAt(o, "status.podIP"),
     "status.nominatedNodeName": stringAt(o, "status.nominatedNodeName"),
   }),
-  columns: [
-    { name: "Ready", type: "string", cell: readyCount },
-    { name: "Status", type: "string", cell: (o) => stringAt(o, "status.phase") ?? "" },
-    { name: "Restarts", type: "string", cell: () => "0" },
-    { name: "Age", type: "date", cell: (o) => o.metadata?.creationTimestamp },
-    {
-      name: "IP",
-      type: "string",
-      priority: 1,
-      cell: (o) => stringAt(o, "status.podIP") ?? "<none>",
-    },
-    {
-      name: "Node",
-      type: "string",
-      priority: 1,
-      cell: (o) => stringAt(o, "spec.nodeName") || "<none>",
-    },
-    {
-      name: "Nominated Node",
-      type: "string",
-      priority: 1,
-      cell: (o) => stringAt(o, "status.nominatedNodeName") || "<none>",
-    },
-    {
-      name: "Readiness Gates",
-      type: "string",
-      priority: 1,
-      cell: (o) => readinessGates(o),
-    },
-  ],
+  columns: POD_COLUMNS,
 };
 
 /** Deployments: stored only (no controller), generation, status subresource, selector checks. */
@@ -285,22 +237,5 @@ export const deploymentStrategy: Strategy = {
     const b = JSON.stringify(recordAt(recordAt(rec(old), "spec") ?? {}, "selector") ?? null);
     return a === b ? [] : [field.immutable("spec.selector", JSON.parse(a))];
   },
-  columns: [
-    {
-      name: "Ready",
-      type: "string",
-      cell: (o) =>
-        `${stringAt(o, "status.readyReplicas") ?? 0}/${stringAt(o, "spec.replicas") ?? 0}`,
-    },
-    {
-      name: "Up-to-date",
-      type: "integer",
-      cell: (o) => Number(stringAt(o, "status.updatedReplicas") ?? 0),
-    },
-    {
-      name: "Available",
-      type: "integer",
-      cell: (o) => Number(stringAt(o, "status.availableReplicas") ?? 0),
-    },
-  ],
+  columns: DEPLOYMENT_COLUMNS,
 };
