@@ -111,6 +111,22 @@ describe("Table columns of pods, workloads and Services, as kube-apiserver print
         ],
       },
     );
+    const completed = { terminated: { exitCode: 0, reason: "Completed" } };
+    await create(
+      url,
+      `${api}/pods`,
+      { metadata: meta("done"), spec: { containers } },
+      {
+        phase: "Succeeded",
+        containerStatuses: containers.map((c) => ({
+          ...c,
+          imageID: "",
+          ready: false,
+          restartCount: 0,
+          state: completed,
+        })),
+      },
+    );
     await expectTable(url, `${api}/pods`, {
       columns: [
         "Name",
@@ -124,6 +140,7 @@ describe("Table columns of pods, workloads and Services, as kube-apiserver print
         "Readiness Gates (wide)",
       ],
       rows: [
+        ["done", "0/2", "Completed", "0", AGE, "<none>", "<none>", "<none>", "<none>"],
         ["starting", "0/2", "Init:0/1", "0", AGE, "<none>", "node-a", "<none>", "<none>"],
         [
           "web",
@@ -136,6 +153,19 @@ describe("Table columns of pods, workloads and Services, as kube-apiserver print
           "node-b",
           "1/1",
         ],
+      ],
+      // A finished pod's row is marked Completed.
+      conditions: [
+        [
+          {
+            type: "Completed",
+            status: "True",
+            reason: "Succeeded",
+            message: "The pod has completed successfully.",
+          },
+        ],
+        undefined,
+        undefined,
       ],
     });
   });

@@ -70,6 +70,8 @@ export interface ExpectedTable {
   readonly columns: readonly string[];
   /** Cells; a RegExp matches a string cell (ages, allocated IPs). */
   readonly rows: readonly (readonly unknown[])[];
+  /** The rows' conditions (undefined for a row without), when the suite checks them. */
+  readonly conditions?: readonly (readonly unknown[] | undefined)[];
 }
 
 /** Reads `path` as a Table (rows without objects) and compares it with `expected`. */
@@ -81,6 +83,15 @@ export async function expectTable(url: string, path: string, expected: ExpectedT
   assert.equal(t.status, 200, `GET ${path} as a Table: ${JSON.stringify(t.body)}`);
   assert.equal(t.body.kind, "Table");
   assert.deepEqual(t.body.columnDefinitions.map(spell), expected.columns, `columns of ${path}`);
+  // Without an object, kube writes `"object": null` in each row.
+  for (const r of t.body.rows) assert.equal(r.object, null, `row object of ${path}`);
+  if (expected.conditions !== undefined) {
+    assert.deepEqual(
+      t.body.rows.map((r: Loose) => r.conditions),
+      expected.conditions,
+      `row conditions of ${path}`,
+    );
+  }
   const rows: unknown[][] = t.body.rows.map((r: Loose) => r.cells);
   assert.equal(rows.length, expected.rows.length, `rows of ${path}: ${JSON.stringify(rows)}`);
   rows.forEach((cells, i) => {

@@ -46,7 +46,9 @@ export function encoderFor(
         apiVersion: output.apiVersion,
         metadata: {},
         columnDefinitions: first ? definitions(columns) : null,
-        rows: [tableRow(columns, object, include, ctx.clock.now())],
+        rows: [
+          tableRow(columns, object, include, ctx.clock.now(), served.store.strategy.rowConditions),
+        ],
       };
       first = false;
       return JSON.stringify(table);
@@ -76,7 +78,9 @@ function outputObject(
     apiVersion: output.apiVersion,
     metadata: { resourceVersion: object.metadata?.resourceVersion ?? "" },
     columnDefinitions: definitions(columns),
-    rows: [tableRow(columns, object, include, ctx.clock.now())],
+    rows: [
+      tableRow(columns, object, include, ctx.clock.now(), served.store.strategy.rowConditions),
+    ],
   };
 }
 
@@ -125,6 +129,7 @@ export async function sendList(
           : (JSON.parse(served.store.cache.entryJson(e, encoder).toString()) as KubeObject),
         include,
         now,
+        served.store.strategy.rowConditions,
       ),
     );
     sendJson(

@@ -2,7 +2,7 @@ import { errors, type KubeObject } from "../../core/index.ts";
 import { evaluateJsonPath } from "../crd/json-path.ts";
 import type { ServedResource } from "../registry/registry.ts";
 import { AGE, DEFAULT_COLUMNS, NAME, since } from "../registry/strategies/columns/common.ts";
-import type { TableColumn } from "../registry/strategy.ts";
+import type { Strategy, TableColumn } from "../registry/strategy.ts";
 
 /** A Table column definition (meta.k8s.io/v1 TableColumnDefinition). */
 export interface ColumnDefinition {
@@ -91,16 +91,24 @@ function rowObject(object: KubeObject, include: IncludeObject): unknown {
   };
 }
 
-/** One Table row. */
+/**
+ * One Table row: its cells, its conditions where the kind has some, and the object (`null`
+ * without one, as kube writes an empty row object).
+ */
 export function tableRow(
   columns: readonly Column[],
   object: KubeObject,
   include: IncludeObject,
   now: number,
+  rowConditions?: Strategy["rowConditions"],
 ): unknown {
   const cells = columns.map((c) => c.cell(object, now) ?? null);
-  const obj = rowObject(object, include);
-  return obj === undefined ? { cells } : { cells, object: obj };
+  const conditions = rowConditions?.(object);
+  return {
+    cells,
+    ...(conditions === undefined ? {} : { conditions }),
+    object: rowObject(object, include) ?? null,
+  };
 }
 
 /** The column definitions of a Table, without the cell functions. */

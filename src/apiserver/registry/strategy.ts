@@ -21,6 +21,14 @@ export interface TableColumn {
   readonly cell: (object: KubeObject, nowMs: number) => unknown;
 }
 
+/** A condition of a Table row (meta.k8s.io/v1 TableRowCondition). */
+export interface TableRowCondition {
+  readonly type: string;
+  readonly status: string;
+  readonly reason?: string;
+  readonly message?: string;
+}
+
 /**
  * What the registry needs to know about one kind beyond its name: how it is defaulted,
  * validated and versioned, which fields it can be selected on, and how it prints. Kube calls
@@ -80,6 +88,8 @@ export interface Strategy {
    * without a printer
    */
   readonly columns?: readonly TableColumn[];
+  /** The conditions of an object's Table row (a finished pod's `Completed`), if any. */
+  rowConditions?(object: KubeObject): readonly TableRowCondition[] | undefined;
 }
 
 /** Label and field values of an object for a kind's strategy. */

@@ -7,7 +7,7 @@ import {
 } from "../../../core/index.ts";
 import { field } from "../field-errors.ts";
 import type { Strategy } from "../strategy.ts";
-import { POD_COLUMNS } from "./columns/pods.ts";
+import { POD_COLUMNS, podRowConditions } from "./columns/pods.ts";
 import { DEPLOYMENT_COLUMNS } from "./columns/workloads.ts";
 import { bindPod } from "./pod-binding.ts";
 import { checkQuantities } from "./quantity.ts";
@@ -167,6 +167,7 @@ export const podStrategy: Strategy = {
     "status.nominatedNodeName": stringAt(o, "status.nominatedNodeName"),
   }),
   columns: POD_COLUMNS,
+  rowConditions: podRowConditions,
 };
 
 /** Deployments: stored only (no controller), generation, status subresource, selector checks. */

@@ -1,5 +1,5 @@
 import type { KubeObject } from "../../../../core/index.ts";
-import type { TableColumn } from "../../strategy.ts";
+import type { TableColumn, TableRowCondition } from "../../strategy.ts";
 import type { Json } from "../util.ts";
 import { AGE, at, condition, humanDuration, int, items, NAME, str, timeOf } from "./common.ts";
 
@@ -182,3 +182,27 @@ export const POD_COLUMNS: readonly TableColumn[] = [
     cell: readinessGates,
   },
 ];
+
+const SUCCEEDED = [
+  {
+    type: "Completed",
+    status: "True",
+    reason: "Succeeded",
+    message: "The pod has completed successfully.",
+  },
+];
+const FAILED = [
+  { type: "Completed", status: "True", reason: "Failed", message: "The pod failed." },
+];
+
+/** A finished pod's row is `Completed`, as kube marks it (clients may hide such rows). */
+export function podRowConditions(pod: KubeObject): readonly TableRowCondition[] | undefined {
+  switch (str(pod, "status.phase")) {
+    case "Succeeded":
+      return SUCCEEDED;
+    case "Failed":
+      return FAILED;
+    default:
+      return undefined;
+  }
+}
