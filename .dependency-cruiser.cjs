@@ -90,6 +90,7 @@ const APISERVER_SUBLAYERS = [
   "registry",
   "managedfields",
   "crd",
+  "auth",
   "http",
 ];
 

@@ -73,7 +73,8 @@ describe("API server over HTTP: aggregated discovery", () => {
       [["v1", "Current"]],
     );
     const cm = v1[0].resources.find((x: Loose) => x.resource === "configmaps");
-    assert.deepEqual(cm.responseKind, { group: "", version: "v1", kind: "ConfigMap" });
+    // A built-in kind's group and version are left empty, as kube-apiserver leaves them.
+    assert.deepEqual(cm.responseKind, { group: "", version: "", kind: "ConfigMap" });
     assert.equal(cm.scope, "Namespaced");
     assert.deepEqual(cm.shortNames, ["cm"]);
     const ns = v1[0].resources.find((x: Loose) => x.resource === "namespaces");

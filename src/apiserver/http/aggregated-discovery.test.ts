@@ -3,7 +3,8 @@ import { describe, it } from "node:test";
 import { type ResourceDefinitionInit, resourceDefinition } from "../../resources/index.ts";
 import { ALL_VERBS, type ServedResource } from "../registry/registry.ts";
 import { aggregatedDiscovery, discoveryContentType } from "./aggregated-discovery.ts";
-import { groupList, resourceList } from "./discovery.ts";
+import { discoveredResources } from "./discovered.ts";
+import { type DiscoverySource, groupList, resourceList } from "./discovery.ts";
 import { negotiateDiscovery } from "./negotiate.ts";
 
 /** What client-go and kubectl 1.32 send on `/api` and `/apis`. */
@@ -33,7 +34,7 @@ function custom(init: ResourceDefinitionInit, subresources: string[]): ServedRes
   };
 }
 
-const registry = {
+const stored = {
   all: () => [
     served(
       { group: "", version: "v1", kind: "Namespace", plural: "namespaces", scope: "Cluster" },
@@ -77,6 +78,9 @@ const registry = {
     ),
   ],
 };
+
+/** What discovery lists of them (with the subresources the HTTP layer handles, the reviews…). */
+const registry: DiscoverySource = { all: () => discoveredResources(stored) };
 
 describe("negotiateDiscovery", () => {
   it("picks aggregated v2 for client-go's Accept header, the first range it names", () => {
@@ -147,19 +151,31 @@ describe("aggregatedDiscovery", () => {
     assert.equal(core.versions.length, 1);
     assert.equal(core.versions[0].version, "v1");
     assert.equal(core.versions[0].freshness, "Current");
-    const names = core.versions[0].resources.map((r: Loose) => r.resource);
-    assert.deepEqual(names, ["configmaps", "namespaces", "pods"]);
-    assert.deepEqual(core.versions[0].resources[0], {
+    const resources = core.versions[0].resources;
+    const names = resources.map((r: Loose) => r.resource);
+    // With the resources answered without storage.
+    assert.deepEqual(names, ["bindings", "componentstatuses", "configmaps", "namespaces", "pods"]);
+    const byName = (name: string) => resources.find((r: Loose) => r.resource === name);
+    // A built-in kind's group and version left empty, and no subresources list without any, as
+    // kube answers.
+    assert.deepEqual(byName("configmaps"), {
       resource: "configmaps",
-      responseKind: { group: "", version: "v1", kind: "ConfigMap" },
+      responseKind: { group: "", version: "", kind: "ConfigMap" },
       scope: "Namespaced",
       singularResource: "configmap",
       verbs: [...ALL_VERBS],
       shortNames: ["cm"],
-      subresources: [],
+    });
+    assert.deepEqual(byName("componentstatuses"), {
+      resource: "componentstatuses",
+      responseKind: { group: "", version: "", kind: "ComponentStatus" },
+      scope: "Cluster",
+      singularResource: "componentstatus",
+      verbs: ["get", "list"],
+      shortNames: ["cs"],
     });
     // A built-in kind's subresources by name, their group and version left empty as kube does.
-    assert.deepEqual(core.versions[0].resources[1].subresources, [
+    assert.deepEqual(byName("namespaces").subresources, [
       {
         subresource: "finalize",
         responseKind: { group: "", version: "", kind: "Namespace" },
@@ -171,11 +187,19 @@ describe("aggregatedDiscovery", () => {
         verbs: ["get", "patch", "update"],
       },
     ]);
-    assert.deepEqual(core.versions[0].resources[2].subresources[0], {
-      subresource: "binding",
-      responseKind: { group: "", version: "", kind: "Binding" },
-      verbs: ["create"],
-    });
+    // The subresources handled without storage among the stored ones, by name.
+    assert.deepEqual(
+      byName("pods").subresources.map((s: Loose) => `${s.subresource}=${s.responseKind.kind}`),
+      [
+        "attach=PodAttachOptions",
+        "binding=Binding",
+        "exec=PodExecOptions",
+        "log=Pod",
+        "portforward=PodPortForwardOptions",
+        "proxy=PodProxyOptions",
+        "status=Pod",
+      ],
+    );
   });
 
   it("answers /apis with every other group, in the legacy list's order", () => {
@@ -188,7 +212,7 @@ describe("aggregatedDiscovery", () => {
     );
     assert.deepEqual(
       list.items.map((g: Loose) => g.metadata.name),
-      ["apps", "example.com"],
+      ["apps", "example.com", "authentication.k8s.io", "authorization.k8s.io"],
     );
   });
 

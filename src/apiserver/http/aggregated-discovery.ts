@@ -1,12 +1,6 @@
 import { isNamespaced } from "../../resources/index.ts";
-import {
-  discoverySubresources,
-  type Registry,
-  type ServedResource,
-  subresourceKind,
-  subresourceVerbs,
-} from "../registry/registry.ts";
-import { groupsOf } from "./discovery.ts";
+import type { DiscoveredResource } from "./discovered.ts";
+import { type DiscoverySource, groupsOf } from "./discovery.ts";
 import type { DiscoveryVersion } from "./negotiate.ts";
 
 /** `{group, version, kind}` of what a resource or subresource's requests answer with. */
@@ -22,34 +16,38 @@ export function discoveryContentType(version: DiscoveryVersion): string {
 }
 
 /**
- * A subresource's response kind. kube names the group and version of a built-in kind's
- * subresource only where they are not the resource's (a Scale is autoscaling/v1), and leaves
- * them empty otherwise; a custom resource's it names in full.
+ * A resource's or subresource's response kind. kube names the group and version of a built-in
+ * kind's only where they are not the resource's (a Scale is autoscaling/v1, a TokenRequest
+ * authentication.k8s.io/v1), and leaves them empty otherwise; a custom resource's it names in
+ * full.
  */
-function subresourceResponseKind(s: ServedResource, sub: string): ResponseKind {
-  if (sub === "scale") return { group: "autoscaling", version: "v1", kind: "Scale" };
-  const d = s.def;
-  const kind = subresourceKind(sub) ?? d.kind;
+function responseKind(s: DiscoveredResource, kind: string, group = "", version = ""): ResponseKind {
+  if (group !== "") return { group, version, kind };
   return s.custom === undefined
     ? { group: "", version: "", kind }
-    : { group: d.group, version: d.version, kind };
+    : { group: s.def.group, version: s.def.version, kind };
 }
 
-function resourceDiscovery(s: ServedResource): unknown {
+function resourceDiscovery(s: DiscoveredResource): unknown {
   const d = s.def;
   return {
     resource: d.plural,
-    responseKind: { group: d.group, version: d.version, kind: d.kind },
+    responseKind: responseKind(s, d.kind),
     scope: isNamespaced(d) ? "Namespaced" : "Cluster",
     singularResource: d.singular,
     verbs: [...s.verbs],
     ...(d.shortNames.length > 0 ? { shortNames: [...d.shortNames] } : {}),
     ...(d.categories.length > 0 ? { categories: [...d.categories] } : {}),
-    subresources: discoverySubresources(s).map((sub) => ({
-      subresource: sub,
-      responseKind: subresourceResponseKind(s, sub),
-      verbs: [...subresourceVerbs(sub)],
-    })),
+    // kube leaves the list out when there is none.
+    ...(s.subresources.length > 0
+      ? {
+          subresources: s.subresources.map((sub) => ({
+            subresource: sub.name,
+            responseKind: responseKind(s, sub.kind, sub.group, sub.version),
+            verbs: [...sub.verbs],
+          })),
+        }
+      : {}),
   };
 }
 
@@ -62,7 +60,7 @@ function resourceDiscovery(s: ServedResource): unknown {
  * elsewhere and so nothing goes stale.
  */
 export function aggregatedDiscovery(
-  registry: Pick<Registry, "all">,
+  registry: DiscoverySource,
   core: boolean,
   version: DiscoveryVersion,
 ): unknown {

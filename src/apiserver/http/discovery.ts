@@ -1,12 +1,11 @@
 import { createHash } from "node:crypto";
-import { isNamespaced } from "../../resources/index.ts";
-import {
-  discoverySubresources,
-  type Registry,
-  type ServedResource,
-  subresourceKind,
-  subresourceVerbs,
-} from "../registry/registry.ts";
+import { isNamespaced, type ResourceDefinition } from "../../resources/index.ts";
+import type { DiscoveredResource } from "./discovered.ts";
+
+/** What discovery documents are built from: every resource listed (see `discovered.ts`). */
+export interface DiscoverySource {
+  all(): readonly DiscoveredResource[];
+}
 
 /** The Kubernetes version whose API this server serves (its OpenAPI and field tables are 1.36's). */
 export const KUBE_VERSION = { major: "1", minor: "36", gitVersion: "v1.36.0" };
@@ -62,12 +61,12 @@ export function compareKubeAwareVersions(a: string, b: string): number {
   return y.minor - x.minor;
 }
 
-/** Served resources grouped by API group, versions in preference order. */
-export function groupsOf(
-  registry: Pick<Registry, "all">,
-): Map<string, Map<string, ServedResource[]>> {
-  const groups = new Map<string, Map<string, ServedResource[]>>();
-  for (const s of registry.all()) {
+/** Resources grouped by API group, versions in preference order. */
+export function groupsOf<T extends { readonly def: ResourceDefinition }>(source: {
+  all(): readonly T[];
+}): Map<string, Map<string, T[]>> {
+  const groups = new Map<string, Map<string, T[]>>();
+  for (const s of source.all()) {
     let versions = groups.get(s.def.group);
     if (versions === undefined) {
       versions = new Map();
@@ -101,7 +100,7 @@ function apiGroup(name: string, versions: Iterable<string>): unknown {
 }
 
 /** `GET /apis`: every group but the core one. */
-export function groupList(registry: Pick<Registry, "all">): unknown {
+export function groupList(registry: DiscoverySource): unknown {
   const groups = [...groupsOf(registry)]
     .filter(([g]) => g !== "")
     .map(([g, versions]) => apiGroup(g, versions.keys()));
@@ -109,18 +108,14 @@ export function groupList(registry: Pick<Registry, "all">): unknown {
 }
 
 /** `GET /apis/{group}`, or undefined when the group is not served. */
-export function groupInfo(registry: Pick<Registry, "all">, group: string): unknown {
+export function groupInfo(registry: DiscoverySource, group: string): unknown {
   const versions = groupsOf(registry).get(group);
   if (versions === undefined || group === "") return undefined;
   return { kind: "APIGroup", apiVersion: "v1", ...(apiGroup(group, versions.keys()) as object) };
 }
 
 /** `GET /api/v1` or `/apis/{group}/{version}`, or undefined when not served. */
-export function resourceList(
-  registry: Pick<Registry, "all">,
-  group: string,
-  version: string,
-): unknown {
+export function resourceList(registry: DiscoverySource, group: string, version: string): unknown {
   const served = groupsOf(registry).get(group)?.get(version);
   if (served === undefined) return undefined;
   const resources: unknown[] = [];
@@ -134,23 +129,26 @@ export function resourceList(
       verbs: [...s.verbs],
       ...(d.shortNames.length > 0 ? { shortNames: [...d.shortNames] } : {}),
       ...(d.categories.length > 0 ? { categories: [...d.categories] } : {}),
-      // From the version objects are stored at (a CRD's storage version), as kube hashes it.
-      storageVersionHash: storageVersionHash(
-        d.group,
-        s.custom?.storageVersion ?? d.version,
-        d.kind,
-      ),
+      // From the version objects are stored at (a CRD's storage version), as kube hashes it;
+      // none for a resource that is not stored.
+      ...(s.stored
+        ? {
+            storageVersionHash: storageVersionHash(
+              d.group,
+              s.custom?.storageVersion ?? d.version,
+              d.kind,
+            ),
+          }
+        : {}),
     });
-    for (const sub of discoverySubresources(s)) {
-      const scale = sub === "scale";
+    for (const sub of s.subresources) {
       resources.push({
-        name: `${d.plural}/${sub}`,
+        name: `${d.plural}/${sub.name}`,
         singularName: "",
         namespaced: isNamespaced(d),
-        ...(scale
-          ? { group: "autoscaling", version: "v1", kind: "Scale" }
-          : { kind: subresourceKind(sub) ?? d.kind }),
-        verbs: [...subresourceVerbs(sub)],
+        ...(sub.group === "" ? {} : { group: sub.group, version: sub.version }),
+        kind: sub.kind,
+        verbs: [...sub.verbs],
       });
     }
   }

@@ -17,6 +17,7 @@ describe("parsePath", () => {
       resource: "configmaps",
       name: "a",
       subresource: "",
+      subpath: "",
     });
     assert.deepEqual(parsePath("/api/v1/namespaces/ns/finalize"), {
       kind: "resource",
@@ -27,13 +28,20 @@ describe("parsePath", () => {
       resource: "namespaces",
       name: "ns",
       subresource: "finalize",
+      subpath: "",
     });
     assert.equal(
       (parsePath("/apis/apps/v1/deployments") as { resource: string }).resource,
       "deployments",
     );
     assert.deepEqual(parsePath("/apis/apps"), { kind: "group", group: "apps" });
-    assert.equal(parsePath("/api/v1/namespaces/ns/pods/a/status/extra").kind, "unknown");
+    // What follows a subresource is its path (a proxy's); routing refuses it elsewhere (404).
+    assert.equal(
+      (parsePath("/api/v1/namespaces/ns/pods/a/proxy/some/path/") as { subpath: string }).subpath,
+      "/some/path/",
+    );
+    assert.equal((parsePath("/api/v1/nodes/n/proxy/") as { subpath: string }).subpath, "/");
+    assert.equal((parsePath("/api/v1/nodes/n/proxy") as { subpath: string }).subpath, "");
     assert.equal(parsePath("/api/v1/%E0%A4%A").kind, "unknown");
   });
 });

@@ -1,9 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isNamespaced } from "../../resources/index.ts";
+import type { UserInfo } from "../auth/user.ts";
 import { subresourceVerbs } from "../registry/registry.ts";
 import { get, isWatch, list, watch } from "./read-verbs.ts";
 import { methodNotAllowed, notFound } from "./request-errors.ts";
+import type { ResourceTarget } from "./request-info.ts";
 import type { ResourceContext, ResourceRequest, Verb, VerbHandler } from "./types.ts";
+import { handledSubresources, serveHandled, serveUnstored, unstoredResource } from "./unstored.ts";
 import { setWarnings } from "./write-options.ts";
 import { create, deleteCollection, patch, remove, update } from "./write-verbs.ts";
 
@@ -57,20 +60,34 @@ const VERB_OF_METHOD: Readonly<Record<string, string>> = {
 };
 
 /**
- * Serves one request on a resource path: finds the served resource (404), checks the path's
- * namespace and subresource against it (404, 405), and routes by verb.
+ * Serves one request of `user` on a resource path: finds the served resource (404), checks the
+ * path's namespace and subresource against it (404, 405), and routes by verb. A resource or
+ * subresource answered without storage goes to its handler (see unstored.ts).
  */
 export async function handleResource(
   ctx: ResourceContext,
   req: IncomingMessage,
   res: ServerResponse,
-  r: ResourceRequest,
+  r: ResourceTarget,
   query: URLSearchParams,
+  user: UserInfo,
 ): Promise<void> {
   const served = ctx.registry.lookup(r.group, r.version, r.resource);
-  if (served === undefined) notFound();
+  if (served === undefined) {
+    const unstored = unstoredResource(r.group, r.version, r.resource);
+    if (unstored === undefined) notFound();
+    return serveUnstored(unstored, { ctx, req, res, r, query, user });
+  }
   const namespacedKind = isNamespaced(served.def);
   if (!namespacedKind && r.namespaced) notFound();
+  if (r.subresource !== "" && served.custom === undefined) {
+    const handled = handledSubresources(served.def).find((s) => s.name === r.subresource);
+    if (handled !== undefined) {
+      if (r.name === "" || namespacedKind !== r.namespaced) notFound();
+      return serveHandled(handled, { ctx, req, res, r, query, user });
+    }
+  }
+  if (r.subpath !== "") notFound();
   if (r.subresource !== "" && !served.subresources.includes(r.subresource)) notFound();
   const warnings: string[] = [];
   const deprecated = served.custom?.deprecationWarning;

@@ -8,6 +8,7 @@ import {
   InvalidOptionError,
   realClock,
 } from "../../core/index.ts";
+import { requestAuth } from "../auth/request-auth.ts";
 import { CrdController } from "../crd/crd-controller.ts";
 import { FieldManagers } from "../managedfields/field-managers.ts";
 import { Registry } from "../registry/registry.ts";
@@ -15,7 +16,15 @@ import { MemoryStorage } from "../storage/memory-storage.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { WatchCacheOptions, WatchCacheStats } from "../watchcache/watch-cache.ts";
 import { aggregatedDiscovery, discoveryContentType } from "./aggregated-discovery.ts";
-import { groupInfo, groupList, legacyVersions, resourceList, versionInfo } from "./discovery.ts";
+import { discoveredResources } from "./discovered.ts";
+import {
+  type DiscoverySource,
+  groupInfo,
+  groupList,
+  legacyVersions,
+  resourceList,
+  versionInfo,
+} from "./discovery.ts";
 import { negotiateDiscovery } from "./negotiate.ts";
 import { OpenApiService } from "./openapi-service.ts";
 import { parsePath } from "./request-info.ts";
@@ -28,7 +37,11 @@ export interface ApiServerOptions {
   host?: string;
   /** Port to bind; 0 picks a free one. @default 0 */
   port?: number;
-  /** When set, every request needs `Authorization: Bearer <token>` (401 otherwise). */
+  /**
+   * When set, every request needs `Authorization: Bearer <token>` (or a service account token
+   * the server issued; 401 otherwise), and the token's user is an administrator. When not set,
+   * requests are kube's anonymous user. Every request is allowed either way.
+   */
   token?: string;
   /** Where objects live. @default a new MemoryStorage (closed with the server) */
   storage?: Storage;
@@ -141,6 +154,15 @@ export class ApiServer {
       fields: this.#fields,
       clock: this.#clock,
       minRequestTimeoutSeconds: this.#minRequestTimeoutSeconds,
+      auth: requestAuth({
+        ...(this.#token === undefined ? {} : { token: this.#token }),
+        clock: this.#clock,
+        lookup: (resource, namespace, name) => {
+          const served = this.#registry.lookup("", "v1", resource);
+          if (served === undefined) throw errors.notFound({ group: "", resource }, name);
+          return served.store.get(namespace, name);
+        },
+      }),
     };
     const server = createServer((req, res) => {
       this.#inFlight++;
@@ -250,9 +272,8 @@ export class ApiServer {
   }
 
   async #handle(ctx: ResourceContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (this.#token !== undefined && req.headers.authorization !== `Bearer ${this.#token}`) {
-      throw errors.unauthorized();
-    }
+    const user = await ctx.auth.authenticator.authenticateRequest(req.headers.authorization);
+    if (user === undefined) throw errors.unauthorized();
     const raw = req.url ?? "/";
     const q = raw.indexOf("?");
     const url = {
@@ -261,13 +282,15 @@ export class ApiServer {
     };
     const target = parsePath(url.pathname);
     const method = req.method ?? "GET";
-    if (target.kind === "resource") return handleResource(ctx, req, res, target, url.searchParams);
+    if (target.kind === "resource") {
+      return handleResource(ctx, req, res, target, url.searchParams, user);
+    }
     if (method !== "GET" && method !== "HEAD") {
       throw errors.methodNotAllowed(
         `the server does not allow this method on the requested resource: ${method} ${url.pathname}`,
       );
     }
-    const reg = this.#registry;
+    const reg: DiscoverySource = { all: () => discoveredResources(this.#registry) };
     const found = (value: unknown) => {
       if (value === undefined) throw notFound();
       sendJson(res, 200, value);

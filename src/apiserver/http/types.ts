@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Clock } from "../../core/index.ts";
+import type { RequestAuth } from "../auth/request-auth.ts";
 import type { FieldManagers } from "../managedfields/field-managers.ts";
 import type { Registry, ServedResource } from "../registry/registry.ts";
 
@@ -16,6 +17,8 @@ export interface ResourceContext {
   readonly clock: Clock;
   /** kube's --min-request-timeout (s): default watch length is 1–2× this. */
   readonly minRequestTimeoutSeconds: number;
+  /** Who requests are from and what they may do; the service account tokens. */
+  readonly auth: RequestAuth;
 }
 
 /** A resource request, parsed from the path. */
