@@ -383,11 +383,11 @@ describe("Table columns of storage, RBAC, admission and the cluster's kinds, as 
       ],
       rows: [["tables", "Limited", 5, 16, 4, 20, AGE]],
     });
-    await create(url, `${flow}/flowschemas`, {
-      metadata: { name: "tables" },
+    const flowSchema = (name: string, matchingPrecedence: number) => ({
+      metadata: { name, labels: { tables: "order" } },
       spec: {
         priorityLevelConfiguration: { name: "tables" },
-        matchingPrecedence: 9000,
+        matchingPrecedence,
         distinguisherMethod: { type: "ByUser" },
         rules: [
           {
@@ -404,9 +404,11 @@ describe("Table columns of storage, RBAC, admission and the cluster's kinds, as 
         ],
       },
     });
-    // MissingPL is `?` until kube-apiserver's flow-control controller sets the Dangling
-    // condition (False: the level exists).
-    await expectTable(url, named(`${flow}/flowschemas`, "tables"), {
+    await create(url, `${flow}/flowschemas`, flowSchema("tables-a", 9000));
+    await create(url, `${flow}/flowschemas`, flowSchema("tables-b", 8000));
+    // Listed by matching precedence, not by name. MissingPL is `?` until kube-apiserver's
+    // flow-control controller sets the Dangling condition (False: the level exists).
+    await expectTable(url, `${flow}/flowschemas?labelSelector=tables%3Dorder`, {
       columns: [
         "Name",
         "PriorityLevel",
@@ -415,7 +417,10 @@ describe("Table columns of storage, RBAC, admission and the cluster's kinds, as 
         "Age",
         "MissingPL",
       ],
-      rows: [["tables", "tables", 9000, "ByUser", AGE, /^(\?|False)$/]],
+      rows: [
+        ["tables-b", "tables", 8000, "ByUser", AGE, /^(\?|False)$/],
+        ["tables-a", "tables", 9000, "ByUser", AGE, /^(\?|False)$/],
+      ],
     });
     const dra = "/apis/resource.k8s.io/v1";
     await create(url, `${dra}/deviceclasses`, { metadata: { name: "tables" }, spec: {} });

@@ -121,16 +121,15 @@ export async function sendList(
     const columns = columnsOf(served);
     const now = ctx.clock.now();
     const encoder = served.store.encoder;
-    const rows = list.items.map((e) =>
-      tableRow(
-        columns,
-        encoder.id === "json"
-          ? e.object
-          : (JSON.parse(served.store.cache.entryJson(e, encoder).toString()) as KubeObject),
-        include,
-        now,
-        served.store.strategy.rowConditions,
-      ),
+    const objects = list.items.map((e) =>
+      encoder.id === "json"
+        ? e.object
+        : (JSON.parse(served.store.cache.entryJson(e, encoder).toString()) as KubeObject),
+    );
+    const order = served.store.strategy.tableOrder;
+    if (order !== undefined) objects.sort(order);
+    const rows = objects.map((o) =>
+      tableRow(columns, o, include, now, served.store.strategy.rowConditions),
     );
     sendJson(
       res,

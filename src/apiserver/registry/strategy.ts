@@ -88,6 +88,12 @@ export interface Strategy {
    * without a printer
    */
   readonly columns?: readonly TableColumn[];
+  /**
+   * The order kube's printer lists a collection's Table rows in, where it is not the storage
+   * order (FlowSchemas by matching precedence). Within one page: a paged list is sorted page by
+   * page, as kube's is.
+   */
+  tableOrder?(a: KubeObject, b: KubeObject): number;
   /** The conditions of an object's Table row (a finished pod's `Completed`), if any. */
   rowConditions?(object: KubeObject): readonly TableRowCondition[] | undefined;
 }

@@ -1,6 +1,6 @@
 import type { BuiltinResourceFacts } from "../../../resources/index.ts";
 import type { Strategy } from "../strategy.ts";
-import { COLUMNS_BY_RESOURCE } from "./columns/by-resource.ts";
+import { COLUMNS_BY_RESOURCE, TABLE_ORDER_BY_RESOURCE } from "./columns/by-resource.ts";
 import { WORKLOAD_KINDS } from "./workload-kinds.ts";
 
 /**
@@ -47,6 +47,7 @@ export function genericStrategy(facts: BuiltinResourceFacts): Strategy {
     trackGeneration: TRACK_GENERATION.has(key),
     statusSubresource: facts.subresources.some((s) => s.name === "status"),
     columns: COLUMNS_BY_RESOURCE[key],
+    tableOrder: TABLE_ORDER_BY_RESOURCE[key],
     ...WORKLOAD_KINDS[key],
   };
 }

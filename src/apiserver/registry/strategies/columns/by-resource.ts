@@ -1,4 +1,4 @@
-import type { TableColumn } from "../../strategy.ts";
+import type { Strategy, TableColumn } from "../../strategy.ts";
 import {
   MUTATING_POLICY_BINDING_COLUMNS,
   MUTATING_POLICY_COLUMNS,
@@ -12,6 +12,7 @@ import {
   API_SERVICE_COLUMNS,
   CSR_COLUMNS,
   FLOW_SCHEMA_COLUMNS,
+  flowSchemaOrder,
   PRIORITY_CLASS_COLUMNS,
   PRIORITY_LEVEL_COLUMNS,
   RUNTIME_CLASS_COLUMNS,
@@ -105,4 +106,9 @@ export const COLUMNS_BY_RESOURCE: Readonly<Record<string, readonly TableColumn[]
   "storage.k8s.io/storageclasses": STORAGE_CLASS_COLUMNS,
   "storage.k8s.io/volumeattachments": VOLUME_ATTACHMENT_COLUMNS,
   "storage.k8s.io/volumeattributesclasses": VOLUME_ATTRIBUTES_CLASS_COLUMNS,
+};
+
+/** The kinds whose Table rows kube's printers list in an order of their own, by `group/plural`. */
+export const TABLE_ORDER_BY_RESOURCE: Readonly<Record<string, Strategy["tableOrder"]>> = {
+  "flowcontrol.apiserver.k8s.io/flowschemas": flowSchemaOrder,
 };

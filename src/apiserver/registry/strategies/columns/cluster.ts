@@ -19,6 +19,14 @@ function limited(level: KubeObject, path: string): number | string {
   return int(spec, path);
 }
 
+/** FlowSchemas as kube lists them: by matching precedence, then by name. */
+export function flowSchemaOrder(a: KubeObject, b: KubeObject): number {
+  const byPrecedence = int(a, "spec.matchingPrecedence") - int(b, "spec.matchingPrecedence");
+  if (byPrecedence !== 0) return byPrecedence;
+  const [x, y] = [a.metadata?.name ?? "", b.metadata?.name ?? ""];
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 /** Denied, else Approved, else Pending; then `,Failed` and `,Issued` when they apply. */
 function csrCondition(csr: KubeObject): string {
   const types = new Set(items(csr, "status.conditions").map((c) => c.type));
