@@ -515,6 +515,24 @@ describe("Table columns of pods, workloads and Services, as kube-apiserver print
       /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\n/,
       "no wide columns without -o wide",
     );
+    const cronJobs = await rig.kubectl("get", "cronjobs", "tick", "-n", NS, "-o", "wide");
+    assert.match(
+      cronJobs,
+      /^NAME\s+SCHEDULE\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR\n/,
+    );
+    assert.match(
+      cronJobs,
+      /\ntick\s+\*\/5 \* \* \* \*\s+Etc\/UTC\s+True\s+0\s+15m\s+\S+\s+a,b\s+nginx,redis\s+<none>\n/,
+    );
+    const jobs = await rig.kubectl("get", "jobs", "once", "-n", NS, "-o", "wide");
+    assert.match(
+      jobs,
+      /^NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR\n/,
+    );
+    assert.match(
+      jobs,
+      /\nonce\s+Running\s+1\/3\s+11m\s+\S+\s+a,b\s+nginx,redis\s+batch\.kubernetes\.io\/controller-uid=\S+\n/,
+    );
   });
 
   it("answers one object as a Table with the same columns", async () => {
