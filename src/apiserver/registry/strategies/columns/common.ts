@@ -8,11 +8,11 @@ import { arrayAt, type Json, rec, recordAt } from "../util.ts";
  */
 
 /** The description kube gives a Name column (ObjectMeta's `name`). */
-export const NAME_DESCRIPTION =
+const NAME_DESCRIPTION =
   "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
 
 /** The description kube gives an Age column (ObjectMeta's `creationTimestamp`). */
-export const CREATION_DESCRIPTION =
+const CREATION_DESCRIPTION =
   "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
 
 /** The object's name, in the column kube's printers put first. */
