@@ -46,8 +46,11 @@ function column(c: TableColumn): Column {
   };
 }
 
-/** A custom resource's columns when its CRD names none: Name and Age. */
-const CUSTOM_DEFAULT = [NAME, AGE].map(column);
+/**
+ * A custom resource's columns when its CRD names none: Name and Age, the column kube adds for
+ * it (a `date` column, printed as an age).
+ */
+const CUSTOM_DEFAULT = [NAME, { ...AGE, type: "date" as const }].map(column);
 
 /**
  * The columns of a resource: a CRD's printer columns after Name, or the columns of a built-in
@@ -63,14 +66,12 @@ export function columnsOf(served: ServedResource): Column[] {
         name: c.name,
         type: c.type,
         format: c.format ?? "",
-        description: c.description ?? "",
+        description:
+          c.description ?? `Custom resource definition column (in JSONPath format): ${c.jsonPath}`,
         priority: c.priority ?? 0,
         undeclared: false,
-        cell: (o: KubeObject, now: number) => {
-          const v = evaluateJsonPath(o, c.jsonPath);
-          if (v === undefined) return null;
-          return c.type === "date" ? since(v, now) : v;
-        },
+        cell: (o: KubeObject, now: number) =>
+          customCell(c.type, evaluateJsonPath(o, c.jsonPath), now),
       })),
     ];
   }
@@ -79,6 +80,39 @@ export function columnsOf(served: ServedResource): Column[] {
   // Every kube Table has a name column; a strategy's columns that place none get Name first.
   const named = own.some((c) => c.name === NAME.name && c.format === "name");
   return (named ? own : [NAME, ...own]).map(column);
+}
+
+/**
+ * A custom resource's cell of a column's type, as apiextensions-apiserver makes it: a string
+ * column prints any value (objects and arrays as JSON), a date column the time since, an integer
+ * column truncates a number; a value of another type than its column's is no cell (null).
+ */
+function customCell(type: string, value: unknown, now: number): unknown {
+  if (value === undefined || value === null) return null;
+  switch (type) {
+    case "string":
+      return typeof value === "object" ? goJson(value) : String(value);
+    case "integer":
+      return typeof value === "number" ? Math.trunc(value) : null;
+    case "number":
+      return typeof value === "number" ? value : null;
+    case "boolean":
+      return typeof value === "boolean" ? value : null;
+    case "date":
+      if (typeof value !== "string") return null;
+      return value === "" || !Number.isNaN(Date.parse(value)) ? since(value, now) : "<invalid>";
+    default:
+      return null;
+  }
+}
+
+/** JSON with each object's keys sorted, as Go writes a map. */
+function goJson(value: unknown): string {
+  return JSON.stringify(value, (_, v: unknown) =>
+    typeof v === "object" && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
 }
 
 function rowObject(object: KubeObject, include: IncludeObject): unknown {
