@@ -77,7 +77,7 @@ export class CrdController {
         verbs: ALL_VERBS,
         strategicMerge: true,
         encoder: jsonEncoder,
-        normalize: (o) => pruneBuiltin("CustomResourceDefinition", o),
+        normalize: (o) => pruneBuiltin("apiextensions.k8s.io", "v1", "CustomResourceDefinition", o),
       },
     );
     this.#served = served;

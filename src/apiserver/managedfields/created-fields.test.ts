@@ -149,7 +149,7 @@ describe("createdFieldsV1 (the create fast path)", () => {
   for (const [name, arb, type, ignoreStatus] of [
     ["custom resources", customResource, crd, true],
     ["custom resources without a status subresource", customResource, crd, false],
-    ["Deployments", deployment, builtinType("Deployment")!, true],
+    ["Deployments", deployment, builtinType("apps", "v1", "Deployment")!, true],
   ] as const) {
     it(`agrees with the general path on ${name} (property)`, () => {
       let decided = 0;

@@ -15,7 +15,7 @@ function setup(kind = "ConfigMap", statusSubresource = false) {
   const fm = new FieldManager({
     apiVersion,
     kind,
-    type: builtinType(kind)!,
+    type: builtinType(kind === "Deployment" ? "apps" : "", "v1", kind)!,
     clock,
     statusSubresource,
   });

@@ -157,7 +157,7 @@ export class FieldManagers {
 
   #builtin(served: ServedResource): FieldManager {
     const typeOf = (s: ServedResource) =>
-      (s.store.conversion.fromStorage ? undefined : builtinType(s.def.kind)) ?? crdType(undefined);
+      builtinType(s.def.group, s.def.version, s.def.kind) ?? crdType(undefined);
     const id = (o: KubeObject) => o;
     const own = served.store.conversion;
     const views = new Map<string, VersionView>();

@@ -121,7 +121,7 @@ describe("toFieldSet (what an applier owns)", () => {
           },
         },
       },
-      builtinType("Deployment")!,
+      builtinType("apps", "v1", "Deployment")!,
     );
     assert.deepEqual(paths(set), [
       ".spec.selector",
@@ -218,7 +218,7 @@ describe("compare", () => {
     const c = compare(
       { apiVersion: "apps/v1" },
       { apiVersion: "apps/v1", spec: { template: { spec: { containers: [{ name: "c" }] } } } },
-      builtinType("Deployment")!,
+      builtinType("apps", "v1", "Deployment")!,
     );
     assert.deepEqual(
       JSON.stringify(toFieldsV1(c.added)),

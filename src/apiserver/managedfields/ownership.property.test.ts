@@ -154,7 +154,7 @@ describe("server-side apply ownership (property)", () => {
         const fm = new FieldManager({
           apiVersion: "v1",
           kind: "ConfigMap",
-          type: builtinType("ConfigMap")!,
+          type: builtinType("", "v1", "ConfigMap")!,
           clock,
         });
         const model = new Model("U1", initial);

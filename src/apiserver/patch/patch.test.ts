@@ -1,9 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { statusCode } from "../../core/index.ts";
+import { builtinRootValue } from "../registry/builtin-types.ts";
 import { applyJsonPatch, MAX_JSON_PATCH_OPERATIONS } from "./json-patch.ts";
 import { applyMergePatch } from "./merge-patch.ts";
 import { applyStrategicMerge } from "./strategic-merge.ts";
+
+const POD = builtinRootValue("", "v1", "Pod");
+const DEPLOYMENT = builtinRootValue("apps", "v1", "Deployment");
+const CONFIG_MAP = builtinRootValue("", "v1", "ConfigMap");
 
 const code = (fn: () => unknown) => {
   try {
@@ -93,7 +98,7 @@ describe("applyStrategicMerge", () => {
         tolerations: [{ key: "t" }],
       },
     };
-    const out = applyStrategicMerge("Pod", pod, {
+    const out = applyStrategicMerge(POD, pod, {
       metadata: { finalizers: ["b"] },
       spec: {
         "$setElementOrder/containers": [{ name: "y" }, { name: "x" }],
@@ -114,7 +119,7 @@ describe("applyStrategicMerge", () => {
       spec: { strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 1 } }, a: { b: 1 } },
       metadata: { finalizers: ["a", "b"] },
     };
-    const out = applyStrategicMerge("Deployment", obj, {
+    const out = applyStrategicMerge(DEPLOYMENT, obj, {
       spec: {
         strategy: { $retainKeys: ["type"], type: "Recreate" },
         a: { $patch: "replace", c: 2 },
@@ -126,27 +131,27 @@ describe("applyStrategicMerge", () => {
       metadata: { finalizers: ["b"] },
     });
     assert.deepEqual(
-      applyStrategicMerge("ConfigMap", { data: { a: "1" } }, { data: { $patch: "delete" } }),
+      applyStrategicMerge(CONFIG_MAP, { data: { a: "1" } }, { data: { $patch: "delete" } }),
       {},
     );
   });
 
   it("is 400 for a malformed patch or directive", () => {
     assert.equal(
-      code(() => applyStrategicMerge("Pod", {}, [1])),
+      code(() => applyStrategicMerge(POD, {}, [1])),
       400,
     );
     assert.equal(
-      code(() => applyStrategicMerge("Pod", {}, { spec: { $patch: "explode" } })),
+      code(() => applyStrategicMerge(POD, {}, { spec: { $patch: "explode" } })),
       400,
     );
     assert.equal(
-      code(() => applyStrategicMerge("Pod", {}, { $retainKeys: "x" })),
+      code(() => applyStrategicMerge(POD, {}, { $retainKeys: "x" })),
       400,
     );
     assert.equal(
       code(() =>
-        applyStrategicMerge("Pod", { spec: {} }, { spec: { containers: ["not-an-object"] } }),
+        applyStrategicMerge(POD, { spec: {} }, { spec: { containers: ["not-an-object"] } }),
       ),
       400,
     );

@@ -1,27 +1,62 @@
 import { cloneJson, errors } from "../../core/index.ts";
-import { listStrategy } from "./merge-keys.ts";
+import {
+  builtinTypeNamed,
+  type FieldValue,
+  type PatchStrategy,
+} from "../registry/builtin-types.ts";
 
 type Obj = Record<string, unknown>;
+
+/**
+ * Where the merge is in the object's type: a struct of the built-in types table, a map of some
+ * value, or unknown (a kind the table does not have, arbitrary JSON) — where every list is
+ * replaced whole.
+ */
+type At = FieldValue | undefined;
+
+/** The value and strategic merge patch strategy of `key` at `at`. */
+function child(at: At, key: string): { value?: FieldValue; patch?: PatchStrategy } {
+  if (at?.kind === "map") return { value: at.element };
+  if (at?.kind !== "struct") return {};
+  const field = builtinTypeNamed(at.type)?.fields.get(key);
+  return field === undefined
+    ? {}
+    : { value: field.value, ...(field.patch ? { patch: field.patch } : {}) };
+}
+
+/** How a list field merges: by a key, as a set of scalars, or not at all (replaced). */
+type ListStrategy = { mergeKey: string } | { primitive: true } | undefined;
+
+function listStrategy(patch: PatchStrategy | undefined): ListStrategy {
+  if (patch?.merge !== true) return undefined;
+  return patch.mergeKey === undefined ? { primitive: true } : { mergeKey: patch.mergeKey };
+}
+
+/** The items' place in the type of a list field. */
+function itemsOf(value: FieldValue | undefined): At {
+  return value?.kind === "list" ? value.element : undefined;
+}
 
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
- * Applies a strategic merge patch to an object of a built-in `kind`: like a merge patch, but
- * lists with a merge key merge element by element, primitive lists with the merge strategy
- * take the union, and the directives `$patch` (replace/delete/merge), `$retainKeys`,
- * `$setElementOrder/<list>` and `$deleteFromPrimitiveList/<list>` are honoured.
+ * Applies a strategic merge patch to an object of the built-in type `root` (`{kind: "struct",
+ * type}`, from the built-in types table; undefined for a kind it does not have): like a merge
+ * patch, but lists whose field has the merge strategy merge element by element by their merge
+ * key, or take the union of scalars, and the directives `$patch` (replace/delete/merge),
+ * `$retainKeys`, `$setElementOrder/<list>` and `$deleteFromPrimitiveList/<list>` are honoured.
  * A malformed directive is 400. Inputs are not modified.
  */
-export function applyStrategicMerge(kind: string, original: unknown, patch: unknown): unknown {
+export function applyStrategicMerge(root: At, original: unknown, patch: unknown): unknown {
   if (!isObj(patch)) throw errors.badRequest("a strategic merge patch must be a JSON object");
-  return mergeObject(kind, "", isObj(original) ? original : {}, patch);
+  return mergeObject(root, "", isObj(original) ? original : {}, patch);
 }
 
 function join(path: string, key: string): string {
   return path === "" ? key : `${path}.${key}`;
 }
 
-function mergeObject(kind: string, path: string, original: Obj, patch: Obj): Obj {
+function mergeObject(at: At, path: string, original: Obj, patch: Obj): Obj {
   const directive = patch.$patch;
   if (directive === "replace") {
     const { $patch: _, ...rest } = patch;
@@ -59,15 +94,21 @@ function mergeObject(kind: string, path: string, original: Obj, patch: Obj): Obj
       continue;
     }
     const p = join(path, key);
+    const field = child(at, key);
     if (value === null) {
       delete result[key];
     } else if (isObj(value)) {
       if (value.$patch === "delete") delete result[key];
       else
-        result[key] = mergeObject(kind, p, isObj(result[key]) ? (result[key] as Obj) : {}, value);
+        result[key] = mergeObject(
+          field.value,
+          p,
+          isObj(result[key]) ? (result[key] as Obj) : {},
+          value,
+        );
     } else if (Array.isArray(value)) {
       result[key] = mergeList(
-        kind,
+        field,
         p,
         Array.isArray(result[key]) ? (result[key] as unknown[]) : [],
         value,
@@ -79,13 +120,19 @@ function mergeObject(kind: string, path: string, original: Obj, patch: Obj): Obj
   for (const [list, order] of orders) {
     if (!Array.isArray(order)) throw errors.badRequest(`$setElementOrder/${list} must be a list`);
     const cur = result[list];
-    if (Array.isArray(cur)) result[list] = reorder(kind, join(path, list), cur, order);
+    if (Array.isArray(cur)) result[list] = reorder(listStrategy(child(at, list).patch), cur, order);
   }
   return result;
 }
 
-function mergeList(kind: string, path: string, original: unknown[], patch: unknown[]): unknown[] {
-  const strategy = listStrategy(kind, path);
+function mergeList(
+  field: { value?: FieldValue; patch?: PatchStrategy },
+  path: string,
+  original: unknown[],
+  patch: unknown[],
+): unknown[] {
+  const strategy = listStrategy(field.patch);
+  const items = itemsOf(field.value);
   if (strategy === undefined)
     return cloneJson(patch.filter((v) => !(isObj(v) && v.$patch !== undefined)));
   if ("primitive" in strategy) {
@@ -107,15 +154,14 @@ function mergeList(kind: string, path: string, original: unknown[], patch: unkno
       if (at >= 0) out.splice(at, 1);
       continue;
     }
-    if (at >= 0) out[at] = mergeObject(kind, `${path}[]`, out[at] as Obj, item);
-    else out.push(mergeObject(kind, `${path}[]`, {}, item));
+    if (at >= 0) out[at] = mergeObject(items, `${path}[]`, out[at] as Obj, item);
+    else out.push(mergeObject(items, `${path}[]`, {}, item));
   }
   return out;
 }
 
 /** Orders `list` as `order` says (by merge key or value); items not named keep their place after. */
-function reorder(kind: string, path: string, list: unknown[], order: unknown[]): unknown[] {
-  const strategy = listStrategy(kind, path);
+function reorder(strategy: ListStrategy, list: unknown[], order: unknown[]): unknown[] {
   const id = (v: unknown) =>
     strategy !== undefined && "mergeKey" in strategy && isObj(v)
       ? JSON.stringify(v[strategy.mergeKey])

@@ -1,335 +1,821 @@
-// Generated from @kubernetes/client-node's models by test/apiserver/builtin-fields.test.ts
-// (KONTROLLER_UPDATE_BUILTIN_FIELDS=1): do not edit. A data table, one entry per type.
+// Generated from Kubernetes 1.36's OpenAPI documents (../shared/k8s-api) by
+// test/apiserver/builtin-fields.test.ts (KONTROLLER_UPDATE_BUILTIN_FIELDS=1): do not edit.
+// A data table, one entry per type.
 
 /**
- * The fields of each type, space-separated: `name` for a scalar (or a list or map of scalars),
- * `name:T` for a field of type T, `name:[]T` / `name:{}T` for a list / map of T (wrappers
- * nest, outermost first), `name:*` for arbitrary JSON.
+ * The fields of each type, space-separated, each `name` or `name:type`:
+ * - no type: a scalar; `*`: arbitrary JSON; a type name: a struct of that type.
+ * - `[…]X`: a list of X (nothing for scalars); between the brackets its list type: nothing for
+ *   atomic, `set`, or `map=k1,k2` with its keys (`key:default` where a key has a default
+ *   other than "" or 0; a number if it reads as one).
+ * - `{}X` / `{atomic}X`: a map of X, merged key by key or replaced whole.
+ * - After the type, its strategic merge patch strategy: `/merge=key` (a list merged by that
+ *   key), `/merge` (a list of scalars merged as a set), `/retainKeys`, `/replace`.
+ * - `name!`: Go always writes the field (a struct held by value) as `{}`; `name~`: as
+ *   `null` (a list, map or pointer without `omitempty`).
+ * A type whose entry starts with `@atomic` is replaced whole, never merged field by field.
  */
 export const BUILTIN_TYPES: Readonly<Record<string, string>> = {
-  ApiextensionsV1ServiceReference: "name namespace path port",
-  ApiextensionsV1WebhookClientConfig: "caBundle service:ApiextensionsV1ServiceReference url",
-  CoreV1Event:
-    "action apiVersion count eventTime firstTimestamp involvedObject:V1ObjectReference kind lastTimestamp message metadata:V1ObjectMeta reason related:V1ObjectReference reportingComponent reportingInstance series:CoreV1EventSeries source:V1EventSource type",
-  CoreV1EventSeries: "count lastObservedTime",
-  CoreV1ResourceClaim: "name request",
-  V1AWSElasticBlockStoreVolumeSource: "fsType partition readOnly volumeID",
-  V1Affinity:
-    "nodeAffinity:V1NodeAffinity podAffinity:V1PodAffinity podAntiAffinity:V1PodAntiAffinity",
-  V1AppArmorProfile: "localhostProfile type",
-  V1AttachedVolume: "devicePath name",
-  V1AzureDiskVolumeSource: "cachingMode diskName diskURI fsType kind readOnly",
-  V1AzureFileVolumeSource: "readOnly secretName shareName",
-  V1CSIVolumeSource:
-    "driver fsType nodePublishSecretRef:V1LocalObjectReference readOnly volumeAttributes",
-  V1Capabilities: "add drop",
-  V1CephFSVolumeSource: "monitors path readOnly secretFile secretRef:V1LocalObjectReference user",
-  V1CinderVolumeSource: "fsType readOnly secretRef:V1LocalObjectReference volumeID",
-  V1ClientIPConfig: "timeoutSeconds",
-  V1ClusterTrustBundleProjection: "labelSelector:V1LabelSelector name optional path signerName",
-  V1Condition: "lastTransitionTime message observedGeneration reason status type",
-  V1ConfigMap: "apiVersion binaryData data immutable kind metadata:V1ObjectMeta",
-  V1ConfigMapEnvSource: "name optional",
-  V1ConfigMapKeySelector: "key name optional",
-  V1ConfigMapNodeConfigSource: "kubeletConfigKey name namespace resourceVersion uid",
-  V1ConfigMapProjection: "items:[]V1KeyToPath name optional",
-  V1ConfigMapVolumeSource: "defaultMode items:[]V1KeyToPath name optional",
-  V1Container:
-    "args command env:[]V1EnvVar envFrom:[]V1EnvFromSource image imagePullPolicy lifecycle:V1Lifecycle livenessProbe:V1Probe name ports:[]V1ContainerPort readinessProbe:V1Probe resizePolicy:[]V1ContainerResizePolicy resources:V1ResourceRequirements restartPolicy restartPolicyRules:[]V1ContainerRestartRule securityContext:V1SecurityContext startupProbe:V1Probe stdin stdinOnce terminationMessagePath terminationMessagePolicy tty volumeDevices:[]V1VolumeDevice volumeMounts:[]V1VolumeMount workingDir",
-  V1ContainerExtendedResourceRequest: "containerName requestName resourceName",
-  V1ContainerImage: "names sizeBytes",
-  V1ContainerPort: "containerPort hostIP hostPort name protocol",
-  V1ContainerResizePolicy: "resourceName restartPolicy",
-  V1ContainerRestartRule: "action exitCodes:V1ContainerRestartRuleOnExitCodes",
-  V1ContainerRestartRuleOnExitCodes: "operator values",
-  V1ContainerState:
-    "running:V1ContainerStateRunning terminated:V1ContainerStateTerminated waiting:V1ContainerStateWaiting",
-  V1ContainerStateRunning: "startedAt",
-  V1ContainerStateTerminated: "containerID exitCode finishedAt message reason signal startedAt",
-  V1ContainerStateWaiting: "message reason",
-  V1ContainerStatus:
-    "allocatedResources allocatedResourcesStatus:[]V1ResourceStatus containerID image imageID lastState:V1ContainerState name ready resources:V1ResourceRequirements restartCount started state:V1ContainerState stopSignal user:V1ContainerUser volumeMounts:[]V1VolumeMountStatus",
-  V1ContainerUser: "linux:V1LinuxContainerUser",
-  V1CronJob: "apiVersion kind metadata:V1ObjectMeta spec:V1CronJobSpec status:V1CronJobStatus",
-  V1CronJobSpec:
-    "concurrencyPolicy failedJobsHistoryLimit jobTemplate:V1JobTemplateSpec schedule startingDeadlineSeconds successfulJobsHistoryLimit suspend timeZone",
-  V1CronJobStatus: "active:[]V1ObjectReference lastScheduleTime lastSuccessfulTime",
-  V1CustomResourceColumnDefinition: "description format jsonPath name priority type",
-  V1CustomResourceConversion: "strategy webhook:V1WebhookConversion",
-  V1CustomResourceDefinition:
-    "apiVersion kind metadata:V1ObjectMeta spec:V1CustomResourceDefinitionSpec status:V1CustomResourceDefinitionStatus",
-  V1CustomResourceDefinitionCondition:
+  "admissionregistration.v1.ApplyConfiguration": "expression",
+  "admissionregistration.v1.AuditAnnotation": "key valueExpression",
+  "admissionregistration.v1.ExpressionWarning": "fieldRef warning",
+  "admissionregistration.v1.JSONPatch": "expression",
+  "admissionregistration.v1.MatchCondition": "expression name",
+  "admissionregistration.v1.MatchResources":
+    "@atomic excludeResourceRules:[]admissionregistration.v1.NamedRuleWithOperations matchPolicy namespaceSelector:meta.v1.LabelSelector objectSelector:meta.v1.LabelSelector resourceRules:[]admissionregistration.v1.NamedRuleWithOperations",
+  "admissionregistration.v1.MutatingAdmissionPolicy":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:admissionregistration.v1.MutatingAdmissionPolicySpec",
+  "admissionregistration.v1.MutatingAdmissionPolicyBinding":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:admissionregistration.v1.MutatingAdmissionPolicyBindingSpec",
+  "admissionregistration.v1.MutatingAdmissionPolicyBindingSpec":
+    "matchResources:admissionregistration.v1.MatchResources paramRef:admissionregistration.v1.ParamRef policyName",
+  "admissionregistration.v1.MutatingAdmissionPolicySpec":
+    "failurePolicy matchConditions:[map=name]admissionregistration.v1.MatchCondition/merge=name matchConstraints:admissionregistration.v1.MatchResources mutations:[]admissionregistration.v1.Mutation paramKind:admissionregistration.v1.ParamKind reinvocationPolicy variables:[]admissionregistration.v1.Variable",
+  "admissionregistration.v1.MutatingWebhook":
+    "admissionReviewVersions~:[] clientConfig!:admissionregistration.v1.WebhookClientConfig failurePolicy matchConditions:[map=name]admissionregistration.v1.MatchCondition/merge=name matchPolicy name namespaceSelector:meta.v1.LabelSelector objectSelector:meta.v1.LabelSelector reinvocationPolicy rules:[]admissionregistration.v1.RuleWithOperations sideEffects timeoutSeconds",
+  "admissionregistration.v1.MutatingWebhookConfiguration":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta webhooks:[map=name]admissionregistration.v1.MutatingWebhook/merge=name",
+  "admissionregistration.v1.Mutation":
+    "applyConfiguration:admissionregistration.v1.ApplyConfiguration jsonPatch:admissionregistration.v1.JSONPatch patchType",
+  "admissionregistration.v1.NamedRuleWithOperations":
+    "@atomic apiGroups:[] apiVersions:[] operations:[] resourceNames:[] resources:[] scope",
+  "admissionregistration.v1.ParamKind": "@atomic apiVersion kind",
+  "admissionregistration.v1.ParamRef":
+    "@atomic name namespace parameterNotFoundAction selector:meta.v1.LabelSelector",
+  "admissionregistration.v1.RuleWithOperations":
+    "apiGroups:[] apiVersions:[] operations:[] resources:[] scope",
+  "admissionregistration.v1.ServiceReference": "name namespace path port",
+  "admissionregistration.v1.TypeChecking":
+    "expressionWarnings:[]admissionregistration.v1.ExpressionWarning",
+  "admissionregistration.v1.ValidatingAdmissionPolicy":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:admissionregistration.v1.ValidatingAdmissionPolicySpec status!:admissionregistration.v1.ValidatingAdmissionPolicyStatus",
+  "admissionregistration.v1.ValidatingAdmissionPolicyBinding":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec",
+  "admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec":
+    "matchResources:admissionregistration.v1.MatchResources paramRef:admissionregistration.v1.ParamRef policyName validationActions~:[set]",
+  "admissionregistration.v1.ValidatingAdmissionPolicySpec":
+    "auditAnnotations:[]admissionregistration.v1.AuditAnnotation failurePolicy matchConditions:[map=name]admissionregistration.v1.MatchCondition/merge=name matchConstraints:admissionregistration.v1.MatchResources paramKind:admissionregistration.v1.ParamKind validations:[]admissionregistration.v1.Validation variables:[map=name]admissionregistration.v1.Variable/merge=name",
+  "admissionregistration.v1.ValidatingAdmissionPolicyStatus":
+    "conditions:[map=type]meta.v1.Condition observedGeneration typeChecking:admissionregistration.v1.TypeChecking",
+  "admissionregistration.v1.ValidatingWebhook":
+    "admissionReviewVersions~:[] clientConfig!:admissionregistration.v1.WebhookClientConfig failurePolicy matchConditions:[map=name]admissionregistration.v1.MatchCondition/merge=name matchPolicy name namespaceSelector:meta.v1.LabelSelector objectSelector:meta.v1.LabelSelector rules:[]admissionregistration.v1.RuleWithOperations sideEffects timeoutSeconds",
+  "admissionregistration.v1.ValidatingWebhookConfiguration":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta webhooks:[map=name]admissionregistration.v1.ValidatingWebhook/merge=name",
+  "admissionregistration.v1.Validation": "expression message messageExpression reason",
+  "admissionregistration.v1.Variable": "@atomic expression name",
+  "admissionregistration.v1.WebhookClientConfig":
+    "caBundle service:admissionregistration.v1.ServiceReference url",
+  "apiextensions.v1.CustomResourceColumnDefinition":
+    "description format jsonPath name priority type",
+  "apiextensions.v1.CustomResourceConversion":
+    "strategy webhook:apiextensions.v1.WebhookConversion",
+  "apiextensions.v1.CustomResourceDefinition":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:apiextensions.v1.CustomResourceDefinitionSpec status!:apiextensions.v1.CustomResourceDefinitionStatus",
+  "apiextensions.v1.CustomResourceDefinitionCondition":
     "lastTransitionTime message observedGeneration reason status type",
-  V1CustomResourceDefinitionNames: "categories kind listKind plural shortNames singular",
-  V1CustomResourceDefinitionSpec:
-    "conversion:V1CustomResourceConversion group names:V1CustomResourceDefinitionNames preserveUnknownFields scope versions:[]V1CustomResourceDefinitionVersion",
-  V1CustomResourceDefinitionStatus:
-    "acceptedNames:V1CustomResourceDefinitionNames conditions:[]V1CustomResourceDefinitionCondition observedGeneration storedVersions",
-  V1CustomResourceDefinitionVersion:
-    "additionalPrinterColumns:[]V1CustomResourceColumnDefinition deprecated deprecationWarning name schema:V1CustomResourceValidation selectableFields:[]V1SelectableField served storage subresources:V1CustomResourceSubresources",
-  V1CustomResourceSubresourceScale: "labelSelectorPath specReplicasPath statusReplicasPath",
-  V1CustomResourceSubresources: "scale:V1CustomResourceSubresourceScale status:*",
-  V1CustomResourceValidation: "openAPIV3Schema:V1JSONSchemaProps",
-  V1DaemonEndpoint: "Port",
-  V1DaemonSet:
-    "apiVersion kind metadata:V1ObjectMeta spec:V1DaemonSetSpec status:V1DaemonSetStatus",
-  V1DaemonSetCondition: "lastTransitionTime message reason status type",
-  V1DaemonSetSpec:
-    "minReadySeconds revisionHistoryLimit selector:V1LabelSelector template:V1PodTemplateSpec updateStrategy:V1DaemonSetUpdateStrategy",
-  V1DaemonSetStatus:
-    "collisionCount conditions:[]V1DaemonSetCondition currentNumberScheduled desiredNumberScheduled numberAvailable numberMisscheduled numberReady numberUnavailable observedGeneration updatedNumberScheduled",
-  V1DaemonSetUpdateStrategy: "rollingUpdate:V1RollingUpdateDaemonSet type",
-  V1Deployment:
-    "apiVersion kind metadata:V1ObjectMeta spec:V1DeploymentSpec status:V1DeploymentStatus",
-  V1DeploymentCondition: "lastTransitionTime lastUpdateTime message reason status type",
-  V1DeploymentSpec:
-    "minReadySeconds paused progressDeadlineSeconds replicas revisionHistoryLimit selector:V1LabelSelector strategy:V1DeploymentStrategy template:V1PodTemplateSpec",
-  V1DeploymentStatus:
-    "availableReplicas collisionCount conditions:[]V1DeploymentCondition observedGeneration readyReplicas replicas terminatingReplicas unavailableReplicas updatedReplicas",
-  V1DeploymentStrategy: "rollingUpdate:V1RollingUpdateDeployment type",
-  V1DownwardAPIProjection: "items:[]V1DownwardAPIVolumeFile",
-  V1DownwardAPIVolumeFile:
-    "fieldRef:V1ObjectFieldSelector mode path resourceFieldRef:V1ResourceFieldSelector",
-  V1DownwardAPIVolumeSource: "defaultMode items:[]V1DownwardAPIVolumeFile",
-  V1EmptyDirVolumeSource: "medium sizeLimit",
-  V1EnvFromSource: "configMapRef:V1ConfigMapEnvSource prefix secretRef:V1SecretEnvSource",
-  V1EnvVar: "name value valueFrom:V1EnvVarSource",
-  V1EnvVarSource:
-    "configMapKeyRef:V1ConfigMapKeySelector fieldRef:V1ObjectFieldSelector fileKeyRef:V1FileKeySelector resourceFieldRef:V1ResourceFieldSelector secretKeyRef:V1SecretKeySelector",
-  V1EphemeralContainer:
-    "args command env:[]V1EnvVar envFrom:[]V1EnvFromSource image imagePullPolicy lifecycle:V1Lifecycle livenessProbe:V1Probe name ports:[]V1ContainerPort readinessProbe:V1Probe resizePolicy:[]V1ContainerResizePolicy resources:V1ResourceRequirements restartPolicy restartPolicyRules:[]V1ContainerRestartRule securityContext:V1SecurityContext startupProbe:V1Probe stdin stdinOnce targetContainerName terminationMessagePath terminationMessagePolicy tty volumeDevices:[]V1VolumeDevice volumeMounts:[]V1VolumeMount workingDir",
-  V1EphemeralVolumeSource: "volumeClaimTemplate:V1PersistentVolumeClaimTemplate",
-  V1EventSource: "component host",
-  V1ExecAction: "command",
-  V1ExternalDocumentation: "description url",
-  V1FCVolumeSource: "fsType lun readOnly targetWWNs wwids",
-  V1FileKeySelector: "key optional path volumeName",
-  V1FlexVolumeSource: "driver fsType options readOnly secretRef:V1LocalObjectReference",
-  V1FlockerVolumeSource: "datasetName datasetUUID",
-  V1GCEPersistentDiskVolumeSource: "fsType partition pdName readOnly",
-  V1GRPCAction: "port service",
-  V1GitRepoVolumeSource: "directory repository revision",
-  V1GlusterfsVolumeSource: "endpoints path readOnly",
-  V1HTTPGetAction: "host httpHeaders:[]V1HTTPHeader path port scheme",
-  V1HTTPHeader: "name value",
-  V1HostAlias: "hostnames ip",
-  V1HostIP: "ip",
-  V1HostPathVolumeSource: "path type",
-  V1ISCSIVolumeSource:
-    "chapAuthDiscovery chapAuthSession fsType initiatorName iqn iscsiInterface lun portals readOnly secretRef:V1LocalObjectReference targetPortal",
-  V1ImageVolumeSource: "pullPolicy reference",
-  V1ImageVolumeStatus: "imageRef",
-  V1JSONSchemaProps:
-    "$ref $schema additionalItems:* additionalProperties:* allOf:[]V1JSONSchemaProps anyOf:[]V1JSONSchemaProps default:* definitions:{}V1JSONSchemaProps dependencies:* description enum:* example:* exclusiveMaximum exclusiveMinimum externalDocs:V1ExternalDocumentation format id items:* maxItems maxLength maxProperties maximum minItems minLength minProperties minimum multipleOf not:V1JSONSchemaProps nullable oneOf:[]V1JSONSchemaProps pattern patternProperties:{}V1JSONSchemaProps properties:{}V1JSONSchemaProps required title type uniqueItems x-kubernetes-embedded-resource x-kubernetes-int-or-string x-kubernetes-list-map-keys x-kubernetes-list-type x-kubernetes-map-type x-kubernetes-preserve-unknown-fields x-kubernetes-validations:[]V1ValidationRule",
-  V1Job: "apiVersion kind metadata:V1ObjectMeta spec:V1JobSpec status:V1JobStatus",
-  V1JobCondition: "lastProbeTime lastTransitionTime message reason status type",
-  V1JobSpec:
-    "activeDeadlineSeconds backoffLimit backoffLimitPerIndex completionMode completions managedBy manualSelector maxFailedIndexes parallelism podFailurePolicy:V1PodFailurePolicy podReplacementPolicy selector:V1LabelSelector successPolicy:V1SuccessPolicy suspend template:V1PodTemplateSpec ttlSecondsAfterFinished",
-  V1JobStatus:
-    "active completedIndexes completionTime conditions:[]V1JobCondition failed failedIndexes ready startTime succeeded terminating uncountedTerminatedPods:V1UncountedTerminatedPods",
-  V1JobTemplateSpec: "metadata:V1ObjectMeta spec:V1JobSpec",
-  V1KeyToPath: "key mode path",
-  V1LabelSelector: "matchExpressions:[]V1LabelSelectorRequirement matchLabels",
-  V1LabelSelectorRequirement: "key operator values",
-  V1Lease: "apiVersion kind metadata:V1ObjectMeta spec:V1LeaseSpec",
-  V1LeaseSpec:
+  "apiextensions.v1.CustomResourceDefinitionNames":
+    "categories:[] kind listKind plural shortNames:[] singular",
+  "apiextensions.v1.CustomResourceDefinitionSpec":
+    "conversion:apiextensions.v1.CustomResourceConversion group names!:apiextensions.v1.CustomResourceDefinitionNames preserveUnknownFields scope versions~:[]apiextensions.v1.CustomResourceDefinitionVersion",
+  "apiextensions.v1.CustomResourceDefinitionStatus":
+    "acceptedNames!:apiextensions.v1.CustomResourceDefinitionNames conditions~:[map=type]apiextensions.v1.CustomResourceDefinitionCondition observedGeneration storedVersions~:[]",
+  "apiextensions.v1.CustomResourceDefinitionVersion":
+    "additionalPrinterColumns:[]apiextensions.v1.CustomResourceColumnDefinition deprecated deprecationWarning name schema:apiextensions.v1.CustomResourceValidation selectableFields:[]apiextensions.v1.SelectableField served storage subresources:apiextensions.v1.CustomResourceSubresources",
+  "apiextensions.v1.CustomResourceSubresourceScale":
+    "labelSelectorPath specReplicasPath statusReplicasPath",
+  "apiextensions.v1.CustomResourceSubresources":
+    "scale:apiextensions.v1.CustomResourceSubresourceScale status:*",
+  "apiextensions.v1.CustomResourceValidation": "openAPIV3Schema:apiextensions.v1.JSONSchemaProps",
+  "apiextensions.v1.ExternalDocumentation": "description url",
+  "apiextensions.v1.JSONSchemaProps":
+    "$ref $schema additionalItems:* additionalProperties:* allOf:[]apiextensions.v1.JSONSchemaProps anyOf:[]apiextensions.v1.JSONSchemaProps default:* definitions:{}apiextensions.v1.JSONSchemaProps dependencies:{}* description enum:[]* example:* exclusiveMaximum exclusiveMinimum externalDocs:apiextensions.v1.ExternalDocumentation format id items:* maxItems maxLength maxProperties maximum minItems minLength minProperties minimum multipleOf not:apiextensions.v1.JSONSchemaProps nullable oneOf:[]apiextensions.v1.JSONSchemaProps pattern patternProperties:{}apiextensions.v1.JSONSchemaProps properties:{}apiextensions.v1.JSONSchemaProps required:[] title type uniqueItems x-kubernetes-embedded-resource x-kubernetes-int-or-string x-kubernetes-list-map-keys:[] x-kubernetes-list-type x-kubernetes-map-type x-kubernetes-preserve-unknown-fields x-kubernetes-validations:[map=rule]apiextensions.v1.ValidationRule/merge=rule",
+  "apiextensions.v1.SelectableField": "jsonPath",
+  "apiextensions.v1.ServiceReference": "name namespace path port",
+  "apiextensions.v1.ValidationRule":
+    "fieldPath message messageExpression optionalOldSelf reason rule",
+  "apiextensions.v1.WebhookClientConfig": "caBundle service:apiextensions.v1.ServiceReference url",
+  "apiextensions.v1.WebhookConversion":
+    "clientConfig:apiextensions.v1.WebhookClientConfig conversionReviewVersions~:[]",
+  "apiregistration.v1.APIService":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:apiregistration.v1.APIServiceSpec status!:apiregistration.v1.APIServiceStatus",
+  "apiregistration.v1.APIServiceCondition": "lastTransitionTime message reason status type",
+  "apiregistration.v1.APIServiceSpec":
+    "caBundle group groupPriorityMinimum insecureSkipTLSVerify service:apiregistration.v1.ServiceReference version versionPriority",
+  "apiregistration.v1.APIServiceStatus":
+    "conditions:[map=type]apiregistration.v1.APIServiceCondition/merge=type",
+  "apiregistration.v1.ServiceReference": "name namespace port",
+  "apps.v1.ControllerRevision": "apiVersion data:* kind metadata!:meta.v1.ObjectMeta revision",
+  "apps.v1.DaemonSet":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:apps.v1.DaemonSetSpec status!:apps.v1.DaemonSetStatus",
+  "apps.v1.DaemonSetCondition": "lastTransitionTime message reason status type",
+  "apps.v1.DaemonSetSpec":
+    "minReadySeconds revisionHistoryLimit selector~:meta.v1.LabelSelector template!:core.v1.PodTemplateSpec updateStrategy!:apps.v1.DaemonSetUpdateStrategy",
+  "apps.v1.DaemonSetStatus":
+    "collisionCount conditions:[map=type]apps.v1.DaemonSetCondition/merge=type currentNumberScheduled desiredNumberScheduled numberAvailable numberMisscheduled numberReady numberUnavailable observedGeneration updatedNumberScheduled",
+  "apps.v1.DaemonSetUpdateStrategy": "rollingUpdate:apps.v1.RollingUpdateDaemonSet type",
+  "apps.v1.Deployment":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:apps.v1.DeploymentSpec status!:apps.v1.DeploymentStatus",
+  "apps.v1.DeploymentCondition": "lastTransitionTime lastUpdateTime message reason status type",
+  "apps.v1.DeploymentSpec":
+    "minReadySeconds paused progressDeadlineSeconds replicas revisionHistoryLimit selector~:meta.v1.LabelSelector strategy!:apps.v1.DeploymentStrategy/retainKeys template!:core.v1.PodTemplateSpec",
+  "apps.v1.DeploymentStatus":
+    "availableReplicas collisionCount conditions:[map=type]apps.v1.DeploymentCondition/merge=type observedGeneration readyReplicas replicas terminatingReplicas unavailableReplicas updatedReplicas",
+  "apps.v1.DeploymentStrategy": "rollingUpdate:apps.v1.RollingUpdateDeployment type",
+  "apps.v1.ReplicaSet":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:apps.v1.ReplicaSetSpec status!:apps.v1.ReplicaSetStatus",
+  "apps.v1.ReplicaSetCondition": "lastTransitionTime message reason status type",
+  "apps.v1.ReplicaSetSpec":
+    "minReadySeconds replicas selector~:meta.v1.LabelSelector template!:core.v1.PodTemplateSpec",
+  "apps.v1.ReplicaSetStatus":
+    "availableReplicas conditions:[map=type]apps.v1.ReplicaSetCondition/merge=type fullyLabeledReplicas observedGeneration readyReplicas replicas terminatingReplicas",
+  "apps.v1.RollingUpdateDaemonSet": "maxSurge:* maxUnavailable:*",
+  "apps.v1.RollingUpdateDeployment": "maxSurge:* maxUnavailable:*",
+  "apps.v1.RollingUpdateStatefulSetStrategy": "maxUnavailable:* partition",
+  "apps.v1.StatefulSet":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:apps.v1.StatefulSetSpec status!:apps.v1.StatefulSetStatus",
+  "apps.v1.StatefulSetCondition": "lastTransitionTime message reason status type",
+  "apps.v1.StatefulSetOrdinals": "start",
+  "apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy": "whenDeleted whenScaled",
+  "apps.v1.StatefulSetSpec":
+    "minReadySeconds ordinals:apps.v1.StatefulSetOrdinals persistentVolumeClaimRetentionPolicy:apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy podManagementPolicy replicas revisionHistoryLimit selector~:meta.v1.LabelSelector serviceName template!:core.v1.PodTemplateSpec updateStrategy!:apps.v1.StatefulSetUpdateStrategy volumeClaimTemplates:[]core.v1.PersistentVolumeClaim",
+  "apps.v1.StatefulSetStatus":
+    "availableReplicas collisionCount conditions:[map=type]apps.v1.StatefulSetCondition/merge=type currentReplicas currentRevision observedGeneration readyReplicas replicas updateRevision updatedReplicas",
+  "apps.v1.StatefulSetUpdateStrategy":
+    "rollingUpdate:apps.v1.RollingUpdateStatefulSetStrategy type",
+  "authentication.v1.SelfSubjectReview":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta status!:authentication.v1.SelfSubjectReviewStatus",
+  "authentication.v1.SelfSubjectReviewStatus": "userInfo!:authentication.v1.UserInfo",
+  "authentication.v1.TokenReview":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:authentication.v1.TokenReviewSpec status!:authentication.v1.TokenReviewStatus",
+  "authentication.v1.TokenReviewSpec": "audiences:[] token",
+  "authentication.v1.TokenReviewStatus":
+    "audiences:[] authenticated error user!:authentication.v1.UserInfo",
+  "authentication.v1.UserInfo": "extra:{}[] groups:[] uid username",
+  "authorization.v1.FieldSelectorAttributes":
+    "rawSelector requirements:[]meta.v1.FieldSelectorRequirement",
+  "authorization.v1.LabelSelectorAttributes":
+    "rawSelector requirements:[]meta.v1.LabelSelectorRequirement",
+  "authorization.v1.LocalSubjectAccessReview":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:authorization.v1.SubjectAccessReviewSpec status!:authorization.v1.SubjectAccessReviewStatus",
+  "authorization.v1.NonResourceAttributes": "path verb",
+  "authorization.v1.NonResourceRule": "nonResourceURLs:[] verbs~:[]",
+  "authorization.v1.ResourceAttributes":
+    "fieldSelector:authorization.v1.FieldSelectorAttributes group labelSelector:authorization.v1.LabelSelectorAttributes name namespace resource subresource verb version",
+  "authorization.v1.ResourceRule": "apiGroups:[] resourceNames:[] resources:[] verbs~:[]",
+  "authorization.v1.SelfSubjectAccessReview":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:authorization.v1.SelfSubjectAccessReviewSpec status!:authorization.v1.SubjectAccessReviewStatus",
+  "authorization.v1.SelfSubjectAccessReviewSpec":
+    "nonResourceAttributes:authorization.v1.NonResourceAttributes resourceAttributes:authorization.v1.ResourceAttributes",
+  "authorization.v1.SelfSubjectRulesReview":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:authorization.v1.SelfSubjectRulesReviewSpec status!:authorization.v1.SubjectRulesReviewStatus",
+  "authorization.v1.SelfSubjectRulesReviewSpec": "namespace",
+  "authorization.v1.SubjectAccessReview":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:authorization.v1.SubjectAccessReviewSpec status!:authorization.v1.SubjectAccessReviewStatus",
+  "authorization.v1.SubjectAccessReviewSpec":
+    "extra:{}[] groups:[] nonResourceAttributes:authorization.v1.NonResourceAttributes resourceAttributes:authorization.v1.ResourceAttributes uid user",
+  "authorization.v1.SubjectAccessReviewStatus": "allowed denied evaluationError reason",
+  "authorization.v1.SubjectRulesReviewStatus":
+    "evaluationError incomplete nonResourceRules~:[]authorization.v1.NonResourceRule resourceRules~:[]authorization.v1.ResourceRule",
+  "autoscaling.v1.CrossVersionObjectReference": "@atomic apiVersion kind name",
+  "autoscaling.v1.HorizontalPodAutoscaler":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:autoscaling.v1.HorizontalPodAutoscalerSpec status!:autoscaling.v1.HorizontalPodAutoscalerStatus",
+  "autoscaling.v1.HorizontalPodAutoscalerSpec":
+    "maxReplicas minReplicas scaleTargetRef!:autoscaling.v1.CrossVersionObjectReference targetCPUUtilizationPercentage",
+  "autoscaling.v1.HorizontalPodAutoscalerStatus":
+    "currentCPUUtilizationPercentage currentReplicas desiredReplicas lastScaleTime observedGeneration",
+  "autoscaling.v2.ContainerResourceMetricSource":
+    "container name target!:autoscaling.v2.MetricTarget",
+  "autoscaling.v2.ContainerResourceMetricStatus":
+    "container current!:autoscaling.v2.MetricValueStatus name",
+  "autoscaling.v2.CrossVersionObjectReference": "apiVersion kind name",
+  "autoscaling.v2.ExternalMetricSource":
+    "metric!:autoscaling.v2.MetricIdentifier target!:autoscaling.v2.MetricTarget",
+  "autoscaling.v2.ExternalMetricStatus":
+    "current!:autoscaling.v2.MetricValueStatus metric!:autoscaling.v2.MetricIdentifier",
+  "autoscaling.v2.HPAScalingPolicy": "periodSeconds type value",
+  "autoscaling.v2.HPAScalingRules":
+    "policies:[]autoscaling.v2.HPAScalingPolicy selectPolicy stabilizationWindowSeconds tolerance:*",
+  "autoscaling.v2.HorizontalPodAutoscaler":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:autoscaling.v2.HorizontalPodAutoscalerSpec status!:autoscaling.v2.HorizontalPodAutoscalerStatus",
+  "autoscaling.v2.HorizontalPodAutoscalerBehavior":
+    "scaleDown:autoscaling.v2.HPAScalingRules scaleUp:autoscaling.v2.HPAScalingRules",
+  "autoscaling.v2.HorizontalPodAutoscalerCondition":
+    "lastTransitionTime message reason status type",
+  "autoscaling.v2.HorizontalPodAutoscalerSpec":
+    "behavior:autoscaling.v2.HorizontalPodAutoscalerBehavior maxReplicas metrics:[]autoscaling.v2.MetricSpec minReplicas scaleTargetRef!:autoscaling.v2.CrossVersionObjectReference",
+  "autoscaling.v2.HorizontalPodAutoscalerStatus":
+    "conditions:[map=type]autoscaling.v2.HorizontalPodAutoscalerCondition/merge=type currentMetrics~:[]autoscaling.v2.MetricStatus currentReplicas desiredReplicas lastScaleTime observedGeneration",
+  "autoscaling.v2.MetricIdentifier": "name selector:meta.v1.LabelSelector",
+  "autoscaling.v2.MetricSpec":
+    "containerResource:autoscaling.v2.ContainerResourceMetricSource external:autoscaling.v2.ExternalMetricSource object:autoscaling.v2.ObjectMetricSource pods:autoscaling.v2.PodsMetricSource resource:autoscaling.v2.ResourceMetricSource type",
+  "autoscaling.v2.MetricStatus":
+    "containerResource:autoscaling.v2.ContainerResourceMetricStatus external:autoscaling.v2.ExternalMetricStatus object:autoscaling.v2.ObjectMetricStatus pods:autoscaling.v2.PodsMetricStatus resource:autoscaling.v2.ResourceMetricStatus type",
+  "autoscaling.v2.MetricTarget": "averageUtilization averageValue:* type value:*",
+  "autoscaling.v2.MetricValueStatus": "averageUtilization averageValue:* value:*",
+  "autoscaling.v2.ObjectMetricSource":
+    "describedObject!:autoscaling.v2.CrossVersionObjectReference metric!:autoscaling.v2.MetricIdentifier target!:autoscaling.v2.MetricTarget",
+  "autoscaling.v2.ObjectMetricStatus":
+    "current!:autoscaling.v2.MetricValueStatus describedObject!:autoscaling.v2.CrossVersionObjectReference metric!:autoscaling.v2.MetricIdentifier",
+  "autoscaling.v2.PodsMetricSource":
+    "metric!:autoscaling.v2.MetricIdentifier target!:autoscaling.v2.MetricTarget",
+  "autoscaling.v2.PodsMetricStatus":
+    "current!:autoscaling.v2.MetricValueStatus metric!:autoscaling.v2.MetricIdentifier",
+  "autoscaling.v2.ResourceMetricSource": "name target!:autoscaling.v2.MetricTarget",
+  "autoscaling.v2.ResourceMetricStatus": "current!:autoscaling.v2.MetricValueStatus name",
+  "batch.v1.CronJob":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:batch.v1.CronJobSpec status!:batch.v1.CronJobStatus",
+  "batch.v1.CronJobSpec":
+    "concurrencyPolicy failedJobsHistoryLimit jobTemplate!:batch.v1.JobTemplateSpec schedule startingDeadlineSeconds successfulJobsHistoryLimit suspend timeZone",
+  "batch.v1.CronJobStatus": "active:[]core.v1.ObjectReference lastScheduleTime lastSuccessfulTime",
+  "batch.v1.Job":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:batch.v1.JobSpec status!:batch.v1.JobStatus",
+  "batch.v1.JobCondition": "lastProbeTime lastTransitionTime message reason status type",
+  "batch.v1.JobSpec":
+    "activeDeadlineSeconds backoffLimit backoffLimitPerIndex completionMode completions managedBy manualSelector maxFailedIndexes parallelism podFailurePolicy:batch.v1.PodFailurePolicy podReplacementPolicy selector:meta.v1.LabelSelector successPolicy:batch.v1.SuccessPolicy suspend template!:core.v1.PodTemplateSpec ttlSecondsAfterFinished",
+  "batch.v1.JobStatus":
+    "active completedIndexes completionTime conditions:[]batch.v1.JobCondition/merge=type failed failedIndexes ready startTime succeeded terminating uncountedTerminatedPods:batch.v1.UncountedTerminatedPods",
+  "batch.v1.JobTemplateSpec": "metadata!:meta.v1.ObjectMeta spec!:batch.v1.JobSpec",
+  "batch.v1.PodFailurePolicy": "rules~:[]batch.v1.PodFailurePolicyRule",
+  "batch.v1.PodFailurePolicyOnExitCodesRequirement": "containerName operator values~:[set]",
+  "batch.v1.PodFailurePolicyOnPodConditionsPattern": "status type",
+  "batch.v1.PodFailurePolicyRule":
+    "action onExitCodes:batch.v1.PodFailurePolicyOnExitCodesRequirement onPodConditions:[]batch.v1.PodFailurePolicyOnPodConditionsPattern",
+  "batch.v1.SuccessPolicy": "rules~:[]batch.v1.SuccessPolicyRule",
+  "batch.v1.SuccessPolicyRule": "succeededCount succeededIndexes",
+  "batch.v1.UncountedTerminatedPods": "failed:[set] succeeded:[set]",
+  "certificates.v1.CertificateSigningRequest":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:certificates.v1.CertificateSigningRequestSpec status!:certificates.v1.CertificateSigningRequestStatus",
+  "certificates.v1.CertificateSigningRequestCondition":
+    "lastTransitionTime lastUpdateTime message reason status type",
+  "certificates.v1.CertificateSigningRequestSpec":
+    "expirationSeconds extra:{}[] groups:[] request signerName uid usages:[] username",
+  "certificates.v1.CertificateSigningRequestStatus":
+    "certificate conditions:[map=type]certificates.v1.CertificateSigningRequestCondition",
+  "coordination.v1.Lease":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:coordination.v1.LeaseSpec",
+  "coordination.v1.LeaseSpec":
     "acquireTime holderIdentity leaseDurationSeconds leaseTransitions preferredHolder renewTime strategy",
-  V1Lifecycle: "postStart:V1LifecycleHandler preStop:V1LifecycleHandler stopSignal",
-  V1LifecycleHandler:
-    "exec:V1ExecAction httpGet:V1HTTPGetAction sleep:V1SleepAction tcpSocket:V1TCPSocketAction",
-  V1LinuxContainerUser: "gid supplementalGroups uid",
-  V1LoadBalancerIngress: "hostname ip ipMode ports:[]V1PortStatus",
-  V1LoadBalancerStatus: "ingress:[]V1LoadBalancerIngress",
-  V1LocalObjectReference: "name",
-  V1ManagedFieldsEntry: "apiVersion fieldsType fieldsV1:* manager operation subresource time",
-  V1ModifyVolumeStatus: "status targetVolumeAttributesClassName",
-  V1NFSVolumeSource: "path readOnly server",
-  V1Namespace:
-    "apiVersion kind metadata:V1ObjectMeta spec:V1NamespaceSpec status:V1NamespaceStatus",
-  V1NamespaceCondition: "lastTransitionTime message reason status type",
-  V1NamespaceSpec: "finalizers",
-  V1NamespaceStatus: "conditions:[]V1NamespaceCondition phase",
-  V1Node: "apiVersion kind metadata:V1ObjectMeta spec:V1NodeSpec status:V1NodeStatus",
-  V1NodeAddress: "address type",
-  V1NodeAffinity:
-    "preferredDuringSchedulingIgnoredDuringExecution:[]V1PreferredSchedulingTerm requiredDuringSchedulingIgnoredDuringExecution:V1NodeSelector",
-  V1NodeAllocatableResourceClaimStatus: "containers resourceClaimName resources",
-  V1NodeCondition: "lastHeartbeatTime lastTransitionTime message reason status type",
-  V1NodeConfigSource: "configMap:V1ConfigMapNodeConfigSource",
-  V1NodeConfigStatus:
-    "active:V1NodeConfigSource assigned:V1NodeConfigSource error lastKnownGood:V1NodeConfigSource",
-  V1NodeDaemonEndpoints: "kubeletEndpoint:V1DaemonEndpoint",
-  V1NodeFeatures: "supplementalGroupsPolicy",
-  V1NodeRuntimeHandler: "features:V1NodeRuntimeHandlerFeatures name",
-  V1NodeRuntimeHandlerFeatures: "recursiveReadOnlyMounts userNamespaces",
-  V1NodeSelector: "nodeSelectorTerms:[]V1NodeSelectorTerm",
-  V1NodeSelectorRequirement: "key operator values",
-  V1NodeSelectorTerm:
-    "matchExpressions:[]V1NodeSelectorRequirement matchFields:[]V1NodeSelectorRequirement",
-  V1NodeSpec:
-    "configSource:V1NodeConfigSource externalID podCIDR podCIDRs providerID taints:[]V1Taint unschedulable",
-  V1NodeStatus:
-    "addresses:[]V1NodeAddress allocatable capacity conditions:[]V1NodeCondition config:V1NodeConfigStatus daemonEndpoints:V1NodeDaemonEndpoints declaredFeatures features:V1NodeFeatures images:[]V1ContainerImage nodeInfo:V1NodeSystemInfo phase runtimeHandlers:[]V1NodeRuntimeHandler volumesAttached:[]V1AttachedVolume volumesInUse",
-  V1NodeSwapStatus: "capacity",
-  V1NodeSystemInfo:
-    "architecture bootID containerRuntimeVersion kernelVersion kubeProxyVersion kubeletVersion machineID operatingSystem osImage swap:V1NodeSwapStatus systemUUID",
-  V1ObjectFieldSelector: "apiVersion fieldPath",
-  V1ObjectMeta:
-    "annotations creationTimestamp deletionGracePeriodSeconds deletionTimestamp finalizers generateName generation labels managedFields:[]V1ManagedFieldsEntry name namespace ownerReferences:[]V1OwnerReference resourceVersion selfLink uid",
-  V1ObjectReference: "apiVersion fieldPath kind name namespace resourceVersion uid",
-  V1OwnerReference: "apiVersion blockOwnerDeletion controller kind name uid",
-  V1PersistentVolumeClaim:
-    "apiVersion kind metadata:V1ObjectMeta spec:V1PersistentVolumeClaimSpec status:V1PersistentVolumeClaimStatus",
-  V1PersistentVolumeClaimCondition: "lastProbeTime lastTransitionTime message reason status type",
-  V1PersistentVolumeClaimSpec:
-    "accessModes dataSource:V1TypedLocalObjectReference dataSourceRef:V1TypedObjectReference resources:V1VolumeResourceRequirements selector:V1LabelSelector storageClassName volumeAttributesClassName volumeMode volumeName",
-  V1PersistentVolumeClaimStatus:
-    "accessModes allocatedResourceStatuses allocatedResources capacity conditions:[]V1PersistentVolumeClaimCondition currentVolumeAttributesClassName modifyVolumeStatus:V1ModifyVolumeStatus phase",
-  V1PersistentVolumeClaimTemplate: "metadata:V1ObjectMeta spec:V1PersistentVolumeClaimSpec",
-  V1PersistentVolumeClaimVolumeSource: "claimName readOnly",
-  V1PhotonPersistentDiskVolumeSource: "fsType pdID",
-  V1Pod: "apiVersion kind metadata:V1ObjectMeta spec:V1PodSpec status:V1PodStatus",
-  V1PodAffinity:
-    "preferredDuringSchedulingIgnoredDuringExecution:[]V1WeightedPodAffinityTerm requiredDuringSchedulingIgnoredDuringExecution:[]V1PodAffinityTerm",
-  V1PodAffinityTerm:
-    "labelSelector:V1LabelSelector matchLabelKeys mismatchLabelKeys namespaceSelector:V1LabelSelector namespaces topologyKey",
-  V1PodAntiAffinity:
-    "preferredDuringSchedulingIgnoredDuringExecution:[]V1WeightedPodAffinityTerm requiredDuringSchedulingIgnoredDuringExecution:[]V1PodAffinityTerm",
-  V1PodCertificateProjection:
-    "certificateChainPath credentialBundlePath keyPath keyType maxExpirationSeconds signerName userAnnotations",
-  V1PodCondition: "lastProbeTime lastTransitionTime message observedGeneration reason status type",
-  V1PodDNSConfig: "nameservers options:[]V1PodDNSConfigOption searches",
-  V1PodDNSConfigOption: "name value",
-  V1PodExtendedResourceClaimStatus:
-    "requestMappings:[]V1ContainerExtendedResourceRequest resourceClaimName",
-  V1PodFailurePolicy: "rules:[]V1PodFailurePolicyRule",
-  V1PodFailurePolicyOnExitCodesRequirement: "containerName operator values",
-  V1PodFailurePolicyOnPodConditionsPattern: "status type",
-  V1PodFailurePolicyRule:
-    "action onExitCodes:V1PodFailurePolicyOnExitCodesRequirement onPodConditions:[]V1PodFailurePolicyOnPodConditionsPattern",
-  V1PodIP: "ip",
-  V1PodOS: "name",
-  V1PodReadinessGate: "conditionType",
-  V1PodResourceClaim: "name resourceClaimName resourceClaimTemplateName",
-  V1PodResourceClaimStatus: "name resourceClaimName",
-  V1PodSchedulingGate: "name",
-  V1PodSchedulingGroup: "podGroupName",
-  V1PodSecurityContext:
-    "appArmorProfile:V1AppArmorProfile fsGroup fsGroupChangePolicy runAsGroup runAsNonRoot runAsUser seLinuxChangePolicy seLinuxOptions:V1SELinuxOptions seccompProfile:V1SeccompProfile supplementalGroups supplementalGroupsPolicy sysctls:[]V1Sysctl windowsOptions:V1WindowsSecurityContextOptions",
-  V1PodSpec:
-    "activeDeadlineSeconds affinity:V1Affinity automountServiceAccountToken containers:[]V1Container dnsConfig:V1PodDNSConfig dnsPolicy enableServiceLinks ephemeralContainers:[]V1EphemeralContainer hostAliases:[]V1HostAlias hostIPC hostNetwork hostPID hostUsers hostname hostnameOverride imagePullSecrets:[]V1LocalObjectReference initContainers:[]V1Container nodeName nodeSelector os:V1PodOS overhead preemptionPolicy priority priorityClassName readinessGates:[]V1PodReadinessGate resourceClaims:[]V1PodResourceClaim resources:V1ResourceRequirements restartPolicy runtimeClassName schedulerName schedulingGates:[]V1PodSchedulingGate schedulingGroup:V1PodSchedulingGroup securityContext:V1PodSecurityContext serviceAccount serviceAccountName setHostnameAsFQDN shareProcessNamespace subdomain terminationGracePeriodSeconds tolerations:[]V1Toleration topologySpreadConstraints:[]V1TopologySpreadConstraint volumes:[]V1Volume",
-  V1PodStatus:
-    "allocatedResources conditions:[]V1PodCondition containerStatuses:[]V1ContainerStatus ephemeralContainerStatuses:[]V1ContainerStatus extendedResourceClaimStatus:V1PodExtendedResourceClaimStatus hostIP hostIPs:[]V1HostIP initContainerStatuses:[]V1ContainerStatus message nodeAllocatableResourceClaimStatuses:[]V1NodeAllocatableResourceClaimStatus nominatedNodeName observedGeneration phase podIP podIPs:[]V1PodIP qosClass reason resize resourceClaimStatuses:[]V1PodResourceClaimStatus resources:V1ResourceRequirements startTime",
-  V1PodTemplate: "apiVersion kind metadata:V1ObjectMeta template:V1PodTemplateSpec",
-  V1PodTemplateSpec: "metadata:V1ObjectMeta spec:V1PodSpec",
-  V1PortStatus: "error port protocol",
-  V1PortworxVolumeSource: "fsType readOnly volumeID",
-  V1PreferredSchedulingTerm: "preference:V1NodeSelectorTerm weight",
-  V1Probe:
-    "exec:V1ExecAction failureThreshold grpc:V1GRPCAction httpGet:V1HTTPGetAction initialDelaySeconds periodSeconds successThreshold tcpSocket:V1TCPSocketAction terminationGracePeriodSeconds timeoutSeconds",
-  V1ProjectedVolumeSource: "defaultMode sources:[]V1VolumeProjection",
-  V1QuobyteVolumeSource: "group readOnly registry tenant user volume",
-  V1RBDVolumeSource:
-    "fsType image keyring monitors pool readOnly secretRef:V1LocalObjectReference user",
-  V1ReplicaSet:
-    "apiVersion kind metadata:V1ObjectMeta spec:V1ReplicaSetSpec status:V1ReplicaSetStatus",
-  V1ReplicaSetCondition: "lastTransitionTime message reason status type",
-  V1ReplicaSetSpec: "minReadySeconds replicas selector:V1LabelSelector template:V1PodTemplateSpec",
-  V1ReplicaSetStatus:
-    "availableReplicas conditions:[]V1ReplicaSetCondition fullyLabeledReplicas observedGeneration readyReplicas replicas terminatingReplicas",
-  V1ReplicationController:
-    "apiVersion kind metadata:V1ObjectMeta spec:V1ReplicationControllerSpec status:V1ReplicationControllerStatus",
-  V1ReplicationControllerCondition: "lastTransitionTime message reason status type",
-  V1ReplicationControllerSpec: "minReadySeconds replicas selector template:V1PodTemplateSpec",
-  V1ReplicationControllerStatus:
-    "availableReplicas conditions:[]V1ReplicationControllerCondition fullyLabeledReplicas observedGeneration readyReplicas replicas",
-  V1ResourceFieldSelector: "containerName divisor resource",
-  V1ResourceHealth: "health message resourceID",
-  V1ResourceRequirements: "claims:[]CoreV1ResourceClaim limits requests",
-  V1ResourceStatus: "name resources:[]V1ResourceHealth",
-  V1RollingUpdateDaemonSet: "maxSurge maxUnavailable",
-  V1RollingUpdateDeployment: "maxSurge maxUnavailable",
-  V1RollingUpdateStatefulSetStrategy: "maxUnavailable partition",
-  V1SELinuxOptions: "level role type user",
-  V1ScaleIOVolumeSource:
-    "fsType gateway protectionDomain readOnly secretRef:V1LocalObjectReference sslEnabled storageMode storagePool system volumeName",
-  V1SeccompProfile: "localhostProfile type",
-  V1Secret: "apiVersion data immutable kind metadata:V1ObjectMeta stringData type",
-  V1SecretEnvSource: "name optional",
-  V1SecretKeySelector: "key name optional",
-  V1SecretProjection: "items:[]V1KeyToPath name optional",
-  V1SecretVolumeSource: "defaultMode items:[]V1KeyToPath optional secretName",
-  V1SecurityContext:
-    "allowPrivilegeEscalation appArmorProfile:V1AppArmorProfile capabilities:V1Capabilities privileged procMount readOnlyRootFilesystem runAsGroup runAsNonRoot runAsUser seLinuxOptions:V1SELinuxOptions seccompProfile:V1SeccompProfile windowsOptions:V1WindowsSecurityContextOptions",
-  V1SelectableField: "jsonPath",
-  V1Service: "apiVersion kind metadata:V1ObjectMeta spec:V1ServiceSpec status:V1ServiceStatus",
-  V1ServiceAccount:
-    "apiVersion automountServiceAccountToken imagePullSecrets:[]V1LocalObjectReference kind metadata:V1ObjectMeta secrets:[]V1ObjectReference",
-  V1ServiceAccountTokenProjection: "audience expirationSeconds path",
-  V1ServicePort: "appProtocol name nodePort port protocol targetPort",
-  V1ServiceSpec:
-    "allocateLoadBalancerNodePorts clusterIP clusterIPs externalIPs externalName externalTrafficPolicy healthCheckNodePort internalTrafficPolicy ipFamilies ipFamilyPolicy loadBalancerClass loadBalancerIP loadBalancerSourceRanges ports:[]V1ServicePort publishNotReadyAddresses selector sessionAffinity sessionAffinityConfig:V1SessionAffinityConfig trafficDistribution type",
-  V1ServiceStatus: "conditions:[]V1Condition loadBalancer:V1LoadBalancerStatus",
-  V1SessionAffinityConfig: "clientIP:V1ClientIPConfig",
-  V1SleepAction: "seconds",
-  V1StatefulSet:
-    "apiVersion kind metadata:V1ObjectMeta spec:V1StatefulSetSpec status:V1StatefulSetStatus",
-  V1StatefulSetCondition: "lastTransitionTime message reason status type",
-  V1StatefulSetOrdinals: "start",
-  V1StatefulSetPersistentVolumeClaimRetentionPolicy: "whenDeleted whenScaled",
-  V1StatefulSetSpec:
-    "minReadySeconds ordinals:V1StatefulSetOrdinals persistentVolumeClaimRetentionPolicy:V1StatefulSetPersistentVolumeClaimRetentionPolicy podManagementPolicy replicas revisionHistoryLimit selector:V1LabelSelector serviceName template:V1PodTemplateSpec updateStrategy:V1StatefulSetUpdateStrategy volumeClaimTemplates:[]V1PersistentVolumeClaim",
-  V1StatefulSetStatus:
-    "availableReplicas collisionCount conditions:[]V1StatefulSetCondition currentReplicas currentRevision observedGeneration readyReplicas replicas updateRevision updatedReplicas",
-  V1StatefulSetUpdateStrategy: "rollingUpdate:V1RollingUpdateStatefulSetStrategy type",
-  V1StorageOSVolumeSource:
-    "fsType readOnly secretRef:V1LocalObjectReference volumeName volumeNamespace",
-  V1SuccessPolicy: "rules:[]V1SuccessPolicyRule",
-  V1SuccessPolicyRule: "succeededCount succeededIndexes",
-  V1Sysctl: "name value",
-  V1TCPSocketAction: "host port",
-  V1Taint: "effect key timeAdded value",
-  V1Toleration: "effect key operator tolerationSeconds value",
-  V1TopologySpreadConstraint:
-    "labelSelector:V1LabelSelector matchLabelKeys maxSkew minDomains nodeAffinityPolicy nodeTaintsPolicy topologyKey whenUnsatisfiable",
-  V1TypedLocalObjectReference: "apiGroup kind name",
-  V1TypedObjectReference: "apiGroup kind name namespace",
-  V1UncountedTerminatedPods: "failed succeeded",
-  V1ValidationRule: "fieldPath message messageExpression optionalOldSelf reason rule",
-  V1Volume:
-    "awsElasticBlockStore:V1AWSElasticBlockStoreVolumeSource azureDisk:V1AzureDiskVolumeSource azureFile:V1AzureFileVolumeSource cephfs:V1CephFSVolumeSource cinder:V1CinderVolumeSource configMap:V1ConfigMapVolumeSource csi:V1CSIVolumeSource downwardAPI:V1DownwardAPIVolumeSource emptyDir:V1EmptyDirVolumeSource ephemeral:V1EphemeralVolumeSource fc:V1FCVolumeSource flexVolume:V1FlexVolumeSource flocker:V1FlockerVolumeSource gcePersistentDisk:V1GCEPersistentDiskVolumeSource gitRepo:V1GitRepoVolumeSource glusterfs:V1GlusterfsVolumeSource hostPath:V1HostPathVolumeSource image:V1ImageVolumeSource iscsi:V1ISCSIVolumeSource name nfs:V1NFSVolumeSource persistentVolumeClaim:V1PersistentVolumeClaimVolumeSource photonPersistentDisk:V1PhotonPersistentDiskVolumeSource portworxVolume:V1PortworxVolumeSource projected:V1ProjectedVolumeSource quobyte:V1QuobyteVolumeSource rbd:V1RBDVolumeSource scaleIO:V1ScaleIOVolumeSource secret:V1SecretVolumeSource storageos:V1StorageOSVolumeSource vsphereVolume:V1VsphereVirtualDiskVolumeSource",
-  V1VolumeDevice: "devicePath name",
-  V1VolumeMount: "mountPath mountPropagation name readOnly recursiveReadOnly subPath subPathExpr",
-  V1VolumeMountStatus: "mountPath name readOnly recursiveReadOnly volumeStatus:V1VolumeStatus",
-  V1VolumeProjection:
-    "clusterTrustBundle:V1ClusterTrustBundleProjection configMap:V1ConfigMapProjection downwardAPI:V1DownwardAPIProjection podCertificate:V1PodCertificateProjection secret:V1SecretProjection serviceAccountToken:V1ServiceAccountTokenProjection",
-  V1VolumeResourceRequirements: "limits requests",
-  V1VolumeStatus: "image:V1ImageVolumeStatus",
-  V1VsphereVirtualDiskVolumeSource: "fsType storagePolicyID storagePolicyName volumePath",
-  V1WebhookConversion: "clientConfig:ApiextensionsV1WebhookClientConfig conversionReviewVersions",
-  V1WeightedPodAffinityTerm: "podAffinityTerm:V1PodAffinityTerm weight",
-  V1WindowsSecurityContextOptions:
+  "core.v1.AWSElasticBlockStoreVolumeSource": "fsType partition readOnly volumeID",
+  "core.v1.Affinity":
+    "nodeAffinity:core.v1.NodeAffinity podAffinity:core.v1.PodAffinity podAntiAffinity:core.v1.PodAntiAffinity",
+  "core.v1.AppArmorProfile": "localhostProfile type",
+  "core.v1.AttachedVolume": "devicePath name",
+  "core.v1.AzureDiskVolumeSource": "cachingMode diskName diskURI fsType kind readOnly",
+  "core.v1.AzureFilePersistentVolumeSource": "readOnly secretName secretNamespace shareName",
+  "core.v1.AzureFileVolumeSource": "readOnly secretName shareName",
+  "core.v1.Binding": "apiVersion kind metadata!:meta.v1.ObjectMeta target!:core.v1.ObjectReference",
+  "core.v1.CSIPersistentVolumeSource":
+    "controllerExpandSecretRef:core.v1.SecretReference controllerPublishSecretRef:core.v1.SecretReference driver fsType nodeExpandSecretRef:core.v1.SecretReference nodePublishSecretRef:core.v1.SecretReference nodeStageSecretRef:core.v1.SecretReference readOnly volumeAttributes:{} volumeHandle",
+  "core.v1.CSIVolumeSource":
+    "driver fsType nodePublishSecretRef:core.v1.LocalObjectReference readOnly volumeAttributes:{}",
+  "core.v1.Capabilities": "add:[] drop:[]",
+  "core.v1.CephFSPersistentVolumeSource":
+    "monitors~:[] path readOnly secretFile secretRef:core.v1.SecretReference user",
+  "core.v1.CephFSVolumeSource":
+    "monitors~:[] path readOnly secretFile secretRef:core.v1.LocalObjectReference user",
+  "core.v1.CinderPersistentVolumeSource":
+    "fsType readOnly secretRef:core.v1.SecretReference volumeID",
+  "core.v1.CinderVolumeSource": "fsType readOnly secretRef:core.v1.LocalObjectReference volumeID",
+  "core.v1.ClientIPConfig": "timeoutSeconds",
+  "core.v1.ClusterTrustBundleProjection":
+    "labelSelector:meta.v1.LabelSelector name optional path signerName",
+  "core.v1.ComponentCondition": "error message status type",
+  "core.v1.ComponentStatus":
+    "apiVersion conditions:[map=type]core.v1.ComponentCondition/merge=type kind metadata!:meta.v1.ObjectMeta",
+  "core.v1.ConfigMap":
+    "apiVersion binaryData:{} data:{} immutable kind metadata!:meta.v1.ObjectMeta",
+  "core.v1.ConfigMapEnvSource": "name optional",
+  "core.v1.ConfigMapKeySelector": "@atomic key name optional",
+  "core.v1.ConfigMapNodeConfigSource": "kubeletConfigKey name namespace resourceVersion uid",
+  "core.v1.ConfigMapProjection": "items:[]core.v1.KeyToPath name optional",
+  "core.v1.ConfigMapVolumeSource": "defaultMode items:[]core.v1.KeyToPath name optional",
+  "core.v1.Container":
+    "args:[] command:[] env:[map=name]core.v1.EnvVar/merge=name envFrom:[]core.v1.EnvFromSource image imagePullPolicy lifecycle:core.v1.Lifecycle livenessProbe:core.v1.Probe name ports:[map=containerPort,protocol:TCP]core.v1.ContainerPort/merge=containerPort readinessProbe:core.v1.Probe resizePolicy:[]core.v1.ContainerResizePolicy resources!:core.v1.ResourceRequirements restartPolicy restartPolicyRules:[]core.v1.ContainerRestartRule securityContext:core.v1.SecurityContext startupProbe:core.v1.Probe stdin stdinOnce terminationMessagePath terminationMessagePolicy tty volumeDevices:[map=devicePath]core.v1.VolumeDevice/merge=devicePath volumeMounts:[map=mountPath]core.v1.VolumeMount/merge=mountPath workingDir",
+  "core.v1.ContainerExtendedResourceRequest": "containerName requestName resourceName",
+  "core.v1.ContainerImage": "names~:[] sizeBytes",
+  "core.v1.ContainerPort": "containerPort hostIP hostPort name protocol",
+  "core.v1.ContainerResizePolicy": "resourceName restartPolicy",
+  "core.v1.ContainerRestartRule": "action exitCodes:core.v1.ContainerRestartRuleOnExitCodes",
+  "core.v1.ContainerRestartRuleOnExitCodes": "operator values:[set]",
+  "core.v1.ContainerState":
+    "running:core.v1.ContainerStateRunning terminated:core.v1.ContainerStateTerminated waiting:core.v1.ContainerStateWaiting",
+  "core.v1.ContainerStateRunning": "startedAt",
+  "core.v1.ContainerStateTerminated":
+    "containerID exitCode finishedAt message reason signal startedAt",
+  "core.v1.ContainerStateWaiting": "message reason",
+  "core.v1.ContainerStatus":
+    "allocatedResources:{}* allocatedResourcesStatus:[map=name]core.v1.ResourceStatus/merge=name containerID image imageID lastState!:core.v1.ContainerState name ready resources:core.v1.ResourceRequirements restartCount started state!:core.v1.ContainerState stopSignal user:core.v1.ContainerUser volumeMounts:[map=mountPath]core.v1.VolumeMountStatus/merge=mountPath",
+  "core.v1.ContainerUser": "linux:core.v1.LinuxContainerUser",
+  "core.v1.DaemonEndpoint": "Port",
+  "core.v1.DownwardAPIProjection": "items:[]core.v1.DownwardAPIVolumeFile",
+  "core.v1.DownwardAPIVolumeFile":
+    "fieldRef:core.v1.ObjectFieldSelector mode path resourceFieldRef:core.v1.ResourceFieldSelector",
+  "core.v1.DownwardAPIVolumeSource": "defaultMode items:[]core.v1.DownwardAPIVolumeFile",
+  "core.v1.EmptyDirVolumeSource": "medium sizeLimit:*",
+  "core.v1.EndpointAddress": "@atomic hostname ip nodeName targetRef:core.v1.ObjectReference",
+  "core.v1.EndpointPort": "@atomic appProtocol name port protocol",
+  "core.v1.EndpointSubset":
+    "addresses:[]core.v1.EndpointAddress notReadyAddresses:[]core.v1.EndpointAddress ports:[]core.v1.EndpointPort",
+  "core.v1.Endpoints":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta subsets:[]core.v1.EndpointSubset",
+  "core.v1.EnvFromSource":
+    "configMapRef:core.v1.ConfigMapEnvSource prefix secretRef:core.v1.SecretEnvSource",
+  "core.v1.EnvVar": "name value valueFrom:core.v1.EnvVarSource",
+  "core.v1.EnvVarSource":
+    "configMapKeyRef:core.v1.ConfigMapKeySelector fieldRef:core.v1.ObjectFieldSelector fileKeyRef:core.v1.FileKeySelector resourceFieldRef:core.v1.ResourceFieldSelector secretKeyRef:core.v1.SecretKeySelector",
+  "core.v1.EphemeralContainer":
+    "args:[] command:[] env:[map=name]core.v1.EnvVar/merge=name envFrom:[]core.v1.EnvFromSource image imagePullPolicy lifecycle:core.v1.Lifecycle livenessProbe:core.v1.Probe name ports:[map=containerPort,protocol:TCP]core.v1.ContainerPort/merge=containerPort readinessProbe:core.v1.Probe resizePolicy:[]core.v1.ContainerResizePolicy resources!:core.v1.ResourceRequirements restartPolicy restartPolicyRules:[]core.v1.ContainerRestartRule securityContext:core.v1.SecurityContext startupProbe:core.v1.Probe stdin stdinOnce targetContainerName terminationMessagePath terminationMessagePolicy tty volumeDevices:[map=devicePath]core.v1.VolumeDevice/merge=devicePath volumeMounts:[map=mountPath]core.v1.VolumeMount/merge=mountPath workingDir",
+  "core.v1.EphemeralVolumeSource": "volumeClaimTemplate:core.v1.PersistentVolumeClaimTemplate",
+  "core.v1.Event":
+    "action apiVersion count eventTime firstTimestamp involvedObject!:core.v1.ObjectReference kind lastTimestamp message metadata!:meta.v1.ObjectMeta reason related:core.v1.ObjectReference reportingComponent reportingInstance series:core.v1.EventSeries source!:core.v1.EventSource type",
+  "core.v1.EventSeries": "count lastObservedTime",
+  "core.v1.EventSource": "component host",
+  "core.v1.ExecAction": "command:[]",
+  "core.v1.FCVolumeSource": "fsType lun readOnly targetWWNs:[] wwids:[]",
+  "core.v1.FileKeySelector": "@atomic key optional path volumeName",
+  "core.v1.FlexPersistentVolumeSource":
+    "driver fsType options:{} readOnly secretRef:core.v1.SecretReference",
+  "core.v1.FlexVolumeSource":
+    "driver fsType options:{} readOnly secretRef:core.v1.LocalObjectReference",
+  "core.v1.FlockerVolumeSource": "datasetName datasetUUID",
+  "core.v1.GCEPersistentDiskVolumeSource": "fsType partition pdName readOnly",
+  "core.v1.GRPCAction": "port service",
+  "core.v1.GitRepoVolumeSource": "directory repository revision",
+  "core.v1.GlusterfsPersistentVolumeSource": "endpoints endpointsNamespace path readOnly",
+  "core.v1.GlusterfsVolumeSource": "endpoints path readOnly",
+  "core.v1.HTTPGetAction": "host httpHeaders:[]core.v1.HTTPHeader path port~:* scheme",
+  "core.v1.HTTPHeader": "name value",
+  "core.v1.HostAlias": "hostnames:[] ip",
+  "core.v1.HostIP": "ip",
+  "core.v1.HostPathVolumeSource": "path type",
+  "core.v1.ISCSIPersistentVolumeSource":
+    "chapAuthDiscovery chapAuthSession fsType initiatorName iqn iscsiInterface lun portals:[] readOnly secretRef:core.v1.SecretReference targetPortal",
+  "core.v1.ISCSIVolumeSource":
+    "chapAuthDiscovery chapAuthSession fsType initiatorName iqn iscsiInterface lun portals:[] readOnly secretRef:core.v1.LocalObjectReference targetPortal",
+  "core.v1.ImageVolumeSource": "pullPolicy reference",
+  "core.v1.ImageVolumeStatus": "imageRef",
+  "core.v1.KeyToPath": "key mode path",
+  "core.v1.Lifecycle":
+    "postStart:core.v1.LifecycleHandler preStop:core.v1.LifecycleHandler stopSignal",
+  "core.v1.LifecycleHandler":
+    "exec:core.v1.ExecAction httpGet:core.v1.HTTPGetAction sleep:core.v1.SleepAction tcpSocket:core.v1.TCPSocketAction",
+  "core.v1.LimitRange": "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:core.v1.LimitRangeSpec",
+  "core.v1.LimitRangeItem":
+    "default:{}* defaultRequest:{}* max:{}* maxLimitRequestRatio:{}* min:{}* type",
+  "core.v1.LimitRangeSpec": "limits~:[]core.v1.LimitRangeItem",
+  "core.v1.LinuxContainerUser": "gid supplementalGroups:[] uid",
+  "core.v1.LoadBalancerIngress": "hostname ip ipMode ports:[]core.v1.PortStatus",
+  "core.v1.LoadBalancerStatus": "ingress:[]core.v1.LoadBalancerIngress",
+  "core.v1.LocalObjectReference": "@atomic name",
+  "core.v1.LocalVolumeSource": "fsType path",
+  "core.v1.ModifyVolumeStatus": "status targetVolumeAttributesClassName",
+  "core.v1.NFSVolumeSource": "path readOnly server",
+  "core.v1.Namespace":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:core.v1.NamespaceSpec status!:core.v1.NamespaceStatus",
+  "core.v1.NamespaceCondition": "lastTransitionTime message reason status type",
+  "core.v1.NamespaceSpec": "finalizers:[]",
+  "core.v1.NamespaceStatus": "conditions:[map=type]core.v1.NamespaceCondition/merge=type phase",
+  "core.v1.Node":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:core.v1.NodeSpec status!:core.v1.NodeStatus",
+  "core.v1.NodeAddress": "address type",
+  "core.v1.NodeAffinity":
+    "preferredDuringSchedulingIgnoredDuringExecution:[]core.v1.PreferredSchedulingTerm requiredDuringSchedulingIgnoredDuringExecution:core.v1.NodeSelector",
+  "core.v1.NodeAllocatableResourceClaimStatus": "containers:[set] resourceClaimName resources~:{}*",
+  "core.v1.NodeCondition": "lastHeartbeatTime lastTransitionTime message reason status type",
+  "core.v1.NodeConfigSource": "configMap:core.v1.ConfigMapNodeConfigSource",
+  "core.v1.NodeConfigStatus":
+    "active:core.v1.NodeConfigSource assigned:core.v1.NodeConfigSource error lastKnownGood:core.v1.NodeConfigSource",
+  "core.v1.NodeDaemonEndpoints": "kubeletEndpoint!:core.v1.DaemonEndpoint",
+  "core.v1.NodeFeatures": "supplementalGroupsPolicy",
+  "core.v1.NodeRuntimeHandler": "features:core.v1.NodeRuntimeHandlerFeatures name",
+  "core.v1.NodeRuntimeHandlerFeatures": "recursiveReadOnlyMounts userNamespaces",
+  "core.v1.NodeSelector": "@atomic nodeSelectorTerms~:[]core.v1.NodeSelectorTerm",
+  "core.v1.NodeSelectorRequirement": "key operator values:[]",
+  "core.v1.NodeSelectorTerm":
+    "@atomic matchExpressions:[]core.v1.NodeSelectorRequirement matchFields:[]core.v1.NodeSelectorRequirement",
+  "core.v1.NodeSpec":
+    "configSource:core.v1.NodeConfigSource externalID podCIDR podCIDRs:[set]/merge providerID taints:[]core.v1.Taint unschedulable",
+  "core.v1.NodeStatus":
+    "addresses:[map=type]core.v1.NodeAddress/merge=type allocatable:{}* capacity:{}* conditions:[map=type]core.v1.NodeCondition/merge=type config:core.v1.NodeConfigStatus daemonEndpoints!:core.v1.NodeDaemonEndpoints declaredFeatures:[] features:core.v1.NodeFeatures images:[]core.v1.ContainerImage nodeInfo!:core.v1.NodeSystemInfo phase runtimeHandlers:[]core.v1.NodeRuntimeHandler volumesAttached:[]core.v1.AttachedVolume volumesInUse:[]",
+  "core.v1.NodeSwapStatus": "capacity",
+  "core.v1.NodeSystemInfo":
+    "architecture bootID containerRuntimeVersion kernelVersion kubeProxyVersion kubeletVersion machineID operatingSystem osImage swap:core.v1.NodeSwapStatus systemUUID",
+  "core.v1.ObjectFieldSelector": "@atomic apiVersion fieldPath",
+  "core.v1.ObjectReference": "@atomic apiVersion fieldPath kind name namespace resourceVersion uid",
+  "core.v1.PersistentVolume":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:core.v1.PersistentVolumeSpec status!:core.v1.PersistentVolumeStatus",
+  "core.v1.PersistentVolumeClaim":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:core.v1.PersistentVolumeClaimSpec status!:core.v1.PersistentVolumeClaimStatus",
+  "core.v1.PersistentVolumeClaimCondition":
+    "lastProbeTime lastTransitionTime message reason status type",
+  "core.v1.PersistentVolumeClaimSpec":
+    "accessModes:[] dataSource:core.v1.TypedLocalObjectReference dataSourceRef:core.v1.TypedObjectReference resources!:core.v1.VolumeResourceRequirements selector:meta.v1.LabelSelector storageClassName volumeAttributesClassName volumeMode volumeName",
+  "core.v1.PersistentVolumeClaimStatus":
+    "accessModes:[] allocatedResourceStatuses:{} allocatedResources:{}* capacity:{}* conditions:[map=type]core.v1.PersistentVolumeClaimCondition/merge=type currentVolumeAttributesClassName modifyVolumeStatus:core.v1.ModifyVolumeStatus phase",
+  "core.v1.PersistentVolumeClaimTemplate":
+    "metadata!:meta.v1.ObjectMeta spec!:core.v1.PersistentVolumeClaimSpec",
+  "core.v1.PersistentVolumeClaimVolumeSource": "claimName readOnly",
+  "core.v1.PersistentVolumeSpec":
+    "accessModes:[] awsElasticBlockStore:core.v1.AWSElasticBlockStoreVolumeSource azureDisk:core.v1.AzureDiskVolumeSource azureFile:core.v1.AzureFilePersistentVolumeSource capacity:{}* cephfs:core.v1.CephFSPersistentVolumeSource cinder:core.v1.CinderPersistentVolumeSource claimRef:core.v1.ObjectReference csi:core.v1.CSIPersistentVolumeSource fc:core.v1.FCVolumeSource flexVolume:core.v1.FlexPersistentVolumeSource flocker:core.v1.FlockerVolumeSource gcePersistentDisk:core.v1.GCEPersistentDiskVolumeSource glusterfs:core.v1.GlusterfsPersistentVolumeSource hostPath:core.v1.HostPathVolumeSource iscsi:core.v1.ISCSIPersistentVolumeSource local:core.v1.LocalVolumeSource mountOptions:[] nfs:core.v1.NFSVolumeSource nodeAffinity:core.v1.VolumeNodeAffinity persistentVolumeReclaimPolicy photonPersistentDisk:core.v1.PhotonPersistentDiskVolumeSource portworxVolume:core.v1.PortworxVolumeSource quobyte:core.v1.QuobyteVolumeSource rbd:core.v1.RBDPersistentVolumeSource scaleIO:core.v1.ScaleIOPersistentVolumeSource storageClassName storageos:core.v1.StorageOSPersistentVolumeSource volumeAttributesClassName volumeMode vsphereVolume:core.v1.VsphereVirtualDiskVolumeSource",
+  "core.v1.PersistentVolumeStatus": "lastPhaseTransitionTime message phase reason",
+  "core.v1.PhotonPersistentDiskVolumeSource": "fsType pdID",
+  "core.v1.Pod":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:core.v1.PodSpec status!:core.v1.PodStatus",
+  "core.v1.PodAffinity":
+    "preferredDuringSchedulingIgnoredDuringExecution:[]core.v1.WeightedPodAffinityTerm requiredDuringSchedulingIgnoredDuringExecution:[]core.v1.PodAffinityTerm",
+  "core.v1.PodAffinityTerm":
+    "labelSelector:meta.v1.LabelSelector matchLabelKeys:[] mismatchLabelKeys:[] namespaceSelector:meta.v1.LabelSelector namespaces:[] topologyKey",
+  "core.v1.PodAntiAffinity":
+    "preferredDuringSchedulingIgnoredDuringExecution:[]core.v1.WeightedPodAffinityTerm requiredDuringSchedulingIgnoredDuringExecution:[]core.v1.PodAffinityTerm",
+  "core.v1.PodCertificateProjection":
+    "certificateChainPath credentialBundlePath keyPath keyType maxExpirationSeconds signerName userAnnotations:{}",
+  "core.v1.PodCondition":
+    "lastProbeTime lastTransitionTime message observedGeneration reason status type",
+  "core.v1.PodDNSConfig": "nameservers:[] options:[]core.v1.PodDNSConfigOption searches:[]",
+  "core.v1.PodDNSConfigOption": "name value",
+  "core.v1.PodExtendedResourceClaimStatus":
+    "requestMappings~:[]core.v1.ContainerExtendedResourceRequest resourceClaimName",
+  "core.v1.PodIP": "ip",
+  "core.v1.PodOS": "name",
+  "core.v1.PodReadinessGate": "conditionType",
+  "core.v1.PodResourceClaim": "name resourceClaimName resourceClaimTemplateName",
+  "core.v1.PodResourceClaimStatus": "name resourceClaimName",
+  "core.v1.PodSchedulingGate": "name",
+  "core.v1.PodSchedulingGroup": "podGroupName",
+  "core.v1.PodSecurityContext":
+    "appArmorProfile:core.v1.AppArmorProfile fsGroup fsGroupChangePolicy runAsGroup runAsNonRoot runAsUser seLinuxChangePolicy seLinuxOptions:core.v1.SELinuxOptions seccompProfile:core.v1.SeccompProfile supplementalGroups:[] supplementalGroupsPolicy sysctls:[]core.v1.Sysctl windowsOptions:core.v1.WindowsSecurityContextOptions",
+  "core.v1.PodSpec":
+    "activeDeadlineSeconds affinity:core.v1.Affinity automountServiceAccountToken containers~:[map=name]core.v1.Container/merge=name dnsConfig:core.v1.PodDNSConfig dnsPolicy enableServiceLinks ephemeralContainers:[map=name]core.v1.EphemeralContainer/merge=name hostAliases:[map=ip]core.v1.HostAlias/merge=ip hostIPC hostNetwork hostPID hostUsers hostname hostnameOverride imagePullSecrets:[map=name]core.v1.LocalObjectReference/merge=name initContainers:[map=name]core.v1.Container/merge=name nodeName nodeSelector:{atomic} os:core.v1.PodOS overhead:{}* preemptionPolicy priority priorityClassName readinessGates:[]core.v1.PodReadinessGate resourceClaims:[map=name]core.v1.PodResourceClaim/merge=name/retainKeys resources:core.v1.ResourceRequirements restartPolicy runtimeClassName schedulerName schedulingGates:[map=name]core.v1.PodSchedulingGate/merge=name schedulingGroup:core.v1.PodSchedulingGroup securityContext:core.v1.PodSecurityContext serviceAccount serviceAccountName setHostnameAsFQDN shareProcessNamespace subdomain terminationGracePeriodSeconds tolerations:[]core.v1.Toleration topologySpreadConstraints:[map=topologyKey,whenUnsatisfiable]core.v1.TopologySpreadConstraint/merge=topologyKey volumes:[map=name]core.v1.Volume/merge=name/retainKeys",
+  "core.v1.PodStatus":
+    "allocatedResources:{}* conditions:[map=type]core.v1.PodCondition/merge=type containerStatuses:[]core.v1.ContainerStatus ephemeralContainerStatuses:[]core.v1.ContainerStatus extendedResourceClaimStatus:core.v1.PodExtendedResourceClaimStatus hostIP hostIPs:[]core.v1.HostIP/merge=ip initContainerStatuses:[]core.v1.ContainerStatus message nodeAllocatableResourceClaimStatuses:[]core.v1.NodeAllocatableResourceClaimStatus nominatedNodeName observedGeneration phase podIP podIPs:[map=ip]core.v1.PodIP/merge=ip qosClass reason resize resourceClaimStatuses:[map=name]core.v1.PodResourceClaimStatus/merge=name/retainKeys resources:core.v1.ResourceRequirements startTime",
+  "core.v1.PodTemplate":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta template!:core.v1.PodTemplateSpec",
+  "core.v1.PodTemplateSpec": "metadata!:meta.v1.ObjectMeta spec!:core.v1.PodSpec",
+  "core.v1.PortStatus": "error port protocol",
+  "core.v1.PortworxVolumeSource": "fsType readOnly volumeID",
+  "core.v1.PreferredSchedulingTerm": "preference!:core.v1.NodeSelectorTerm weight",
+  "core.v1.Probe":
+    "exec:core.v1.ExecAction failureThreshold grpc:core.v1.GRPCAction httpGet:core.v1.HTTPGetAction initialDelaySeconds periodSeconds successThreshold tcpSocket:core.v1.TCPSocketAction terminationGracePeriodSeconds timeoutSeconds",
+  "core.v1.ProjectedVolumeSource": "defaultMode sources~:[]core.v1.VolumeProjection",
+  "core.v1.QuobyteVolumeSource": "group readOnly registry tenant user volume",
+  "core.v1.RBDPersistentVolumeSource":
+    "fsType image keyring monitors~:[] pool readOnly secretRef:core.v1.SecretReference user",
+  "core.v1.RBDVolumeSource":
+    "fsType image keyring monitors~:[] pool readOnly secretRef:core.v1.LocalObjectReference user",
+  "core.v1.ReplicationController":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:core.v1.ReplicationControllerSpec status!:core.v1.ReplicationControllerStatus",
+  "core.v1.ReplicationControllerCondition": "lastTransitionTime message reason status type",
+  "core.v1.ReplicationControllerSpec":
+    "minReadySeconds replicas selector:{atomic} template:core.v1.PodTemplateSpec",
+  "core.v1.ReplicationControllerStatus":
+    "availableReplicas conditions:[map=type]core.v1.ReplicationControllerCondition/merge=type fullyLabeledReplicas observedGeneration readyReplicas replicas",
+  "core.v1.ResourceClaim": "name request",
+  "core.v1.ResourceFieldSelector": "@atomic containerName divisor:* resource",
+  "core.v1.ResourceHealth": "health message resourceID",
+  "core.v1.ResourceQuota":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:core.v1.ResourceQuotaSpec status!:core.v1.ResourceQuotaStatus",
+  "core.v1.ResourceQuotaSpec": "hard:{}* scopeSelector:core.v1.ScopeSelector scopes:[]",
+  "core.v1.ResourceQuotaStatus": "hard:{}* used:{}*",
+  "core.v1.ResourceRequirements": "claims:[map=name]core.v1.ResourceClaim limits:{}* requests:{}*",
+  "core.v1.ResourceStatus": "name resources:[map=resourceID]core.v1.ResourceHealth",
+  "core.v1.SELinuxOptions": "level role type user",
+  "core.v1.ScaleIOPersistentVolumeSource":
+    "fsType gateway protectionDomain readOnly secretRef~:core.v1.SecretReference sslEnabled storageMode storagePool system volumeName",
+  "core.v1.ScaleIOVolumeSource":
+    "fsType gateway protectionDomain readOnly secretRef~:core.v1.LocalObjectReference sslEnabled storageMode storagePool system volumeName",
+  "core.v1.ScopeSelector": "@atomic matchExpressions:[]core.v1.ScopedResourceSelectorRequirement",
+  "core.v1.ScopedResourceSelectorRequirement": "operator scopeName values:[]",
+  "core.v1.SeccompProfile": "localhostProfile type",
+  "core.v1.Secret":
+    "apiVersion data:{} immutable kind metadata!:meta.v1.ObjectMeta stringData:{} type",
+  "core.v1.SecretEnvSource": "name optional",
+  "core.v1.SecretKeySelector": "@atomic key name optional",
+  "core.v1.SecretProjection": "items:[]core.v1.KeyToPath name optional",
+  "core.v1.SecretReference": "@atomic name namespace",
+  "core.v1.SecretVolumeSource": "defaultMode items:[]core.v1.KeyToPath optional secretName",
+  "core.v1.SecurityContext":
+    "allowPrivilegeEscalation appArmorProfile:core.v1.AppArmorProfile capabilities:core.v1.Capabilities privileged procMount readOnlyRootFilesystem runAsGroup runAsNonRoot runAsUser seLinuxOptions:core.v1.SELinuxOptions seccompProfile:core.v1.SeccompProfile windowsOptions:core.v1.WindowsSecurityContextOptions",
+  "core.v1.Service":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:core.v1.ServiceSpec status!:core.v1.ServiceStatus",
+  "core.v1.ServiceAccount":
+    "apiVersion automountServiceAccountToken imagePullSecrets:[]core.v1.LocalObjectReference kind metadata!:meta.v1.ObjectMeta secrets:[map=name]core.v1.ObjectReference/merge=name",
+  "core.v1.ServiceAccountTokenProjection": "audience expirationSeconds path",
+  "core.v1.ServicePort": "appProtocol name nodePort port protocol targetPort:*",
+  "core.v1.ServiceSpec":
+    "allocateLoadBalancerNodePorts clusterIP clusterIPs:[] externalIPs:[] externalName externalTrafficPolicy healthCheckNodePort internalTrafficPolicy ipFamilies:[] ipFamilyPolicy loadBalancerClass loadBalancerIP loadBalancerSourceRanges:[] ports:[map=port,protocol:TCP]core.v1.ServicePort/merge=port publishNotReadyAddresses selector:{atomic} sessionAffinity sessionAffinityConfig:core.v1.SessionAffinityConfig trafficDistribution type",
+  "core.v1.ServiceStatus":
+    "conditions:[map=type]meta.v1.Condition/merge=type loadBalancer!:core.v1.LoadBalancerStatus",
+  "core.v1.SessionAffinityConfig": "clientIP:core.v1.ClientIPConfig",
+  "core.v1.SleepAction": "seconds",
+  "core.v1.StorageOSPersistentVolumeSource":
+    "fsType readOnly secretRef:core.v1.ObjectReference volumeName volumeNamespace",
+  "core.v1.StorageOSVolumeSource":
+    "fsType readOnly secretRef:core.v1.LocalObjectReference volumeName volumeNamespace",
+  "core.v1.Sysctl": "name value",
+  "core.v1.TCPSocketAction": "host port~:*",
+  "core.v1.Taint": "effect key timeAdded value",
+  "core.v1.Toleration": "effect key operator tolerationSeconds value",
+  "core.v1.TopologySelectorLabelRequirement": "key values~:[]",
+  "core.v1.TopologySelectorTerm":
+    "@atomic matchLabelExpressions:[]core.v1.TopologySelectorLabelRequirement",
+  "core.v1.TopologySpreadConstraint":
+    "labelSelector:meta.v1.LabelSelector matchLabelKeys:[] maxSkew minDomains nodeAffinityPolicy nodeTaintsPolicy topologyKey whenUnsatisfiable",
+  "core.v1.TypedLocalObjectReference": "@atomic apiGroup kind name",
+  "core.v1.TypedObjectReference": "apiGroup kind name namespace",
+  "core.v1.Volume":
+    "awsElasticBlockStore:core.v1.AWSElasticBlockStoreVolumeSource azureDisk:core.v1.AzureDiskVolumeSource azureFile:core.v1.AzureFileVolumeSource cephfs:core.v1.CephFSVolumeSource cinder:core.v1.CinderVolumeSource configMap:core.v1.ConfigMapVolumeSource csi:core.v1.CSIVolumeSource downwardAPI:core.v1.DownwardAPIVolumeSource emptyDir:core.v1.EmptyDirVolumeSource ephemeral:core.v1.EphemeralVolumeSource fc:core.v1.FCVolumeSource flexVolume:core.v1.FlexVolumeSource flocker:core.v1.FlockerVolumeSource gcePersistentDisk:core.v1.GCEPersistentDiskVolumeSource gitRepo:core.v1.GitRepoVolumeSource glusterfs:core.v1.GlusterfsVolumeSource hostPath:core.v1.HostPathVolumeSource image:core.v1.ImageVolumeSource iscsi:core.v1.ISCSIVolumeSource name nfs:core.v1.NFSVolumeSource persistentVolumeClaim:core.v1.PersistentVolumeClaimVolumeSource photonPersistentDisk:core.v1.PhotonPersistentDiskVolumeSource portworxVolume:core.v1.PortworxVolumeSource projected:core.v1.ProjectedVolumeSource quobyte:core.v1.QuobyteVolumeSource rbd:core.v1.RBDVolumeSource scaleIO:core.v1.ScaleIOVolumeSource secret:core.v1.SecretVolumeSource storageos:core.v1.StorageOSVolumeSource vsphereVolume:core.v1.VsphereVirtualDiskVolumeSource",
+  "core.v1.VolumeDevice": "devicePath name",
+  "core.v1.VolumeMount":
+    "mountPath mountPropagation name readOnly recursiveReadOnly subPath subPathExpr",
+  "core.v1.VolumeMountStatus":
+    "mountPath name readOnly recursiveReadOnly volumeStatus:core.v1.VolumeStatus",
+  "core.v1.VolumeNodeAffinity": "required:core.v1.NodeSelector",
+  "core.v1.VolumeProjection":
+    "clusterTrustBundle:core.v1.ClusterTrustBundleProjection configMap:core.v1.ConfigMapProjection downwardAPI:core.v1.DownwardAPIProjection podCertificate:core.v1.PodCertificateProjection secret:core.v1.SecretProjection serviceAccountToken:core.v1.ServiceAccountTokenProjection",
+  "core.v1.VolumeResourceRequirements": "limits:{}* requests:{}*",
+  "core.v1.VolumeStatus": "image:core.v1.ImageVolumeStatus",
+  "core.v1.VsphereVirtualDiskVolumeSource": "fsType storagePolicyID storagePolicyName volumePath",
+  "core.v1.WeightedPodAffinityTerm": "podAffinityTerm!:core.v1.PodAffinityTerm weight",
+  "core.v1.WindowsSecurityContextOptions":
     "gmsaCredentialSpec gmsaCredentialSpecName hostProcess runAsUserName",
+  "discovery.v1.Endpoint":
+    "addresses~:[set] conditions!:discovery.v1.EndpointConditions deprecatedTopology:{} hints:discovery.v1.EndpointHints hostname nodeName targetRef:core.v1.ObjectReference zone",
+  "discovery.v1.EndpointConditions": "ready serving terminating",
+  "discovery.v1.EndpointHints": "forNodes:[]discovery.v1.ForNode forZones:[]discovery.v1.ForZone",
+  "discovery.v1.EndpointPort": "@atomic appProtocol name port protocol",
+  "discovery.v1.EndpointSlice":
+    "addressType apiVersion endpoints~:[]discovery.v1.Endpoint kind metadata!:meta.v1.ObjectMeta ports~:[]discovery.v1.EndpointPort",
+  "discovery.v1.ForNode": "name",
+  "discovery.v1.ForZone": "name",
+  "events.v1.Event":
+    "action apiVersion deprecatedCount deprecatedFirstTimestamp deprecatedLastTimestamp deprecatedSource!:core.v1.EventSource eventTime kind metadata!:meta.v1.ObjectMeta note reason regarding!:core.v1.ObjectReference related:core.v1.ObjectReference reportingController reportingInstance series:events.v1.EventSeries type",
+  "events.v1.EventSeries": "count lastObservedTime",
+  "flowcontrol.v1.ExemptPriorityLevelConfiguration": "lendablePercent nominalConcurrencyShares",
+  "flowcontrol.v1.FlowDistinguisherMethod": "type",
+  "flowcontrol.v1.FlowSchema":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:flowcontrol.v1.FlowSchemaSpec status!:flowcontrol.v1.FlowSchemaStatus",
+  "flowcontrol.v1.FlowSchemaCondition": "lastTransitionTime message reason status type",
+  "flowcontrol.v1.FlowSchemaSpec":
+    "distinguisherMethod:flowcontrol.v1.FlowDistinguisherMethod matchingPrecedence priorityLevelConfiguration!:flowcontrol.v1.PriorityLevelConfigurationReference rules:[]flowcontrol.v1.PolicyRulesWithSubjects",
+  "flowcontrol.v1.FlowSchemaStatus":
+    "conditions:[map=type]flowcontrol.v1.FlowSchemaCondition/merge=type",
+  "flowcontrol.v1.GroupSubject": "name",
+  "flowcontrol.v1.LimitResponse": "queuing:flowcontrol.v1.QueuingConfiguration type",
+  "flowcontrol.v1.LimitedPriorityLevelConfiguration":
+    "borrowingLimitPercent lendablePercent limitResponse!:flowcontrol.v1.LimitResponse nominalConcurrencyShares",
+  "flowcontrol.v1.NonResourcePolicyRule": "nonResourceURLs~:[set] verbs~:[set]",
+  "flowcontrol.v1.PolicyRulesWithSubjects":
+    "nonResourceRules:[]flowcontrol.v1.NonResourcePolicyRule resourceRules:[]flowcontrol.v1.ResourcePolicyRule subjects~:[]flowcontrol.v1.Subject",
+  "flowcontrol.v1.PriorityLevelConfiguration":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:flowcontrol.v1.PriorityLevelConfigurationSpec status!:flowcontrol.v1.PriorityLevelConfigurationStatus",
+  "flowcontrol.v1.PriorityLevelConfigurationCondition":
+    "lastTransitionTime message reason status type",
+  "flowcontrol.v1.PriorityLevelConfigurationReference": "name",
+  "flowcontrol.v1.PriorityLevelConfigurationSpec":
+    "exempt:flowcontrol.v1.ExemptPriorityLevelConfiguration limited:flowcontrol.v1.LimitedPriorityLevelConfiguration type",
+  "flowcontrol.v1.PriorityLevelConfigurationStatus":
+    "conditions:[map=type]flowcontrol.v1.PriorityLevelConfigurationCondition/merge=type",
+  "flowcontrol.v1.QueuingConfiguration": "handSize queueLengthLimit queues",
+  "flowcontrol.v1.ResourcePolicyRule":
+    "apiGroups~:[set] clusterScope namespaces~:[set] resources~:[set] verbs~:[set]",
+  "flowcontrol.v1.ServiceAccountSubject": "name namespace",
+  "flowcontrol.v1.Subject":
+    "group:flowcontrol.v1.GroupSubject kind serviceAccount:flowcontrol.v1.ServiceAccountSubject user:flowcontrol.v1.UserSubject",
+  "flowcontrol.v1.UserSubject": "name",
+  "meta.v1.Condition": "lastTransitionTime message observedGeneration reason status type",
+  "meta.v1.FieldSelectorRequirement": "key operator values:[]",
+  "meta.v1.LabelSelector":
+    "@atomic matchExpressions:[]meta.v1.LabelSelectorRequirement matchLabels:{}",
+  "meta.v1.LabelSelectorRequirement": "key operator values:[]",
+  "meta.v1.ManagedFieldsEntry":
+    "apiVersion fieldsType fieldsV1:* manager operation subresource time",
+  "meta.v1.ObjectMeta":
+    "annotations:{} creationTimestamp deletionGracePeriodSeconds deletionTimestamp finalizers:[set]/merge generateName generation labels:{} managedFields:[]meta.v1.ManagedFieldsEntry name namespace ownerReferences:[map=uid]meta.v1.OwnerReference/merge=uid resourceVersion selfLink uid",
+  "meta.v1.OwnerReference": "@atomic apiVersion blockOwnerDeletion controller kind name uid",
+  "networking.v1.HTTPIngressPath": "backend!:networking.v1.IngressBackend path pathType",
+  "networking.v1.HTTPIngressRuleValue": "paths~:[]networking.v1.HTTPIngressPath",
+  "networking.v1.IPAddress":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:networking.v1.IPAddressSpec",
+  "networking.v1.IPAddressSpec": "parentRef~:networking.v1.ParentReference",
+  "networking.v1.IPBlock": "cidr except:[]",
+  "networking.v1.Ingress":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:networking.v1.IngressSpec status!:networking.v1.IngressStatus",
+  "networking.v1.IngressBackend":
+    "resource:core.v1.TypedLocalObjectReference service:networking.v1.IngressServiceBackend",
+  "networking.v1.IngressClass":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:networking.v1.IngressClassSpec",
+  "networking.v1.IngressClassParametersReference": "apiGroup kind name namespace scope",
+  "networking.v1.IngressClassSpec":
+    "controller parameters:networking.v1.IngressClassParametersReference",
+  "networking.v1.IngressLoadBalancerIngress": "hostname ip ports:[]networking.v1.IngressPortStatus",
+  "networking.v1.IngressLoadBalancerStatus": "ingress:[]networking.v1.IngressLoadBalancerIngress",
+  "networking.v1.IngressPortStatus": "error port protocol",
+  "networking.v1.IngressRule": "host http:networking.v1.HTTPIngressRuleValue",
+  "networking.v1.IngressServiceBackend": "name port!:networking.v1.ServiceBackendPort",
+  "networking.v1.IngressSpec":
+    "defaultBackend:networking.v1.IngressBackend ingressClassName rules:[]networking.v1.IngressRule tls:[]networking.v1.IngressTLS",
+  "networking.v1.IngressStatus": "loadBalancer!:networking.v1.IngressLoadBalancerStatus",
+  "networking.v1.IngressTLS": "hosts:[] secretName",
+  "networking.v1.NetworkPolicy":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:networking.v1.NetworkPolicySpec",
+  "networking.v1.NetworkPolicyEgressRule":
+    "ports:[]networking.v1.NetworkPolicyPort to:[]networking.v1.NetworkPolicyPeer",
+  "networking.v1.NetworkPolicyIngressRule":
+    "from:[]networking.v1.NetworkPolicyPeer ports:[]networking.v1.NetworkPolicyPort",
+  "networking.v1.NetworkPolicyPeer":
+    "ipBlock:networking.v1.IPBlock namespaceSelector:meta.v1.LabelSelector podSelector:meta.v1.LabelSelector",
+  "networking.v1.NetworkPolicyPort": "endPort port:* protocol",
+  "networking.v1.NetworkPolicySpec":
+    "egress:[]networking.v1.NetworkPolicyEgressRule ingress:[]networking.v1.NetworkPolicyIngressRule podSelector!:meta.v1.LabelSelector policyTypes:[]",
+  "networking.v1.ParentReference": "group name namespace resource",
+  "networking.v1.ServiceBackendPort": "@atomic name number",
+  "networking.v1.ServiceCIDR":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:networking.v1.ServiceCIDRSpec status!:networking.v1.ServiceCIDRStatus",
+  "networking.v1.ServiceCIDRSpec": "cidrs:[]",
+  "networking.v1.ServiceCIDRStatus": "conditions:[map=type]meta.v1.Condition/merge=type",
+  "node.v1.Overhead": "podFixed:{}*",
+  "node.v1.RuntimeClass":
+    "apiVersion handler kind metadata!:meta.v1.ObjectMeta overhead:node.v1.Overhead scheduling:node.v1.Scheduling",
+  "node.v1.Scheduling": "nodeSelector:{atomic} tolerations:[]core.v1.Toleration",
+  "policy.v1.PodDisruptionBudget":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:policy.v1.PodDisruptionBudgetSpec status!:policy.v1.PodDisruptionBudgetStatus",
+  "policy.v1.PodDisruptionBudgetSpec":
+    "maxUnavailable:* minAvailable:* selector:meta.v1.LabelSelector/replace unhealthyPodEvictionPolicy",
+  "policy.v1.PodDisruptionBudgetStatus":
+    "conditions:[map=type]meta.v1.Condition/merge=type currentHealthy desiredHealthy disruptedPods:{} disruptionsAllowed expectedPods observedGeneration",
+  "rbac.v1.AggregationRule": "clusterRoleSelectors:[]meta.v1.LabelSelector",
+  "rbac.v1.ClusterRole":
+    "aggregationRule:rbac.v1.AggregationRule apiVersion kind metadata!:meta.v1.ObjectMeta rules~:[]rbac.v1.PolicyRule",
+  "rbac.v1.ClusterRoleBinding":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta roleRef!:rbac.v1.RoleRef subjects:[]rbac.v1.Subject",
+  "rbac.v1.PolicyRule": "apiGroups:[] nonResourceURLs:[] resourceNames:[] resources:[] verbs~:[]",
+  "rbac.v1.Role": "apiVersion kind metadata!:meta.v1.ObjectMeta rules~:[]rbac.v1.PolicyRule",
+  "rbac.v1.RoleBinding":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta roleRef!:rbac.v1.RoleRef subjects:[]rbac.v1.Subject",
+  "rbac.v1.RoleRef": "@atomic apiGroup kind name",
+  "rbac.v1.Subject": "@atomic apiGroup kind name namespace",
+  "resource.v1.AllocatedDeviceStatus":
+    "conditions~:[map=type]meta.v1.Condition data:* device driver networkData:resource.v1.NetworkDeviceData pool shareID",
+  "resource.v1.AllocationResult":
+    "allocationTimestamp devices!:resource.v1.DeviceAllocationResult nodeSelector:core.v1.NodeSelector",
+  "resource.v1.CELDeviceSelector": "expression",
+  "resource.v1.CapacityRequestPolicy":
+    "default:* validRange:resource.v1.CapacityRequestPolicyRange validValues:[]*",
+  "resource.v1.CapacityRequestPolicyRange": "max:* min~:* step:*",
+  "resource.v1.CapacityRequirements": "requests:{}*",
+  "resource.v1.Counter": "value~:*",
+  "resource.v1.CounterSet": "counters~:{}resource.v1.Counter name",
+  "resource.v1.Device":
+    "allNodes allowMultipleAllocations attributes:{}resource.v1.DeviceAttribute bindingConditions:[] bindingFailureConditions:[] bindsToNode capacity:{}resource.v1.DeviceCapacity consumesCounters:[]resource.v1.DeviceCounterConsumption name nodeAllocatableResourceMappings:{}resource.v1.NodeAllocatableResourceMapping nodeName nodeSelector:core.v1.NodeSelector taints:[]resource.v1.DeviceTaint",
+  "resource.v1.DeviceAllocationConfiguration":
+    "opaque:resource.v1.OpaqueDeviceConfiguration requests:[] source",
+  "resource.v1.DeviceAllocationResult":
+    "config:[]resource.v1.DeviceAllocationConfiguration results:[]resource.v1.DeviceRequestAllocationResult",
+  "resource.v1.DeviceAttribute": "bool bools:[] int ints:[] string strings:[] version versions:[]",
+  "resource.v1.DeviceCapacity": "requestPolicy:resource.v1.CapacityRequestPolicy value~:*",
+  "resource.v1.DeviceClaim":
+    "config:[]resource.v1.DeviceClaimConfiguration constraints:[]resource.v1.DeviceConstraint requests~:[]resource.v1.DeviceRequest",
+  "resource.v1.DeviceClaimConfiguration":
+    "opaque:resource.v1.OpaqueDeviceConfiguration requests:[]",
+  "resource.v1.DeviceClass":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:resource.v1.DeviceClassSpec",
+  "resource.v1.DeviceClassConfiguration": "opaque:resource.v1.OpaqueDeviceConfiguration",
+  "resource.v1.DeviceClassSpec":
+    "config:[]resource.v1.DeviceClassConfiguration extendedResourceName selectors:[]resource.v1.DeviceSelector",
+  "resource.v1.DeviceConstraint": "distinctAttribute matchAttribute requests:[]",
+  "resource.v1.DeviceCounterConsumption": "counterSet counters~:{}resource.v1.Counter",
+  "resource.v1.DeviceRequest":
+    "exactly:resource.v1.ExactDeviceRequest firstAvailable:[]resource.v1.DeviceSubRequest name",
+  "resource.v1.DeviceRequestAllocationResult":
+    "adminAccess bindingConditions:[] bindingFailureConditions:[] consumedCapacity:{}* device driver pool request shareID tolerations:[]resource.v1.DeviceToleration",
+  "resource.v1.DeviceSelector": "cel:resource.v1.CELDeviceSelector",
+  "resource.v1.DeviceSubRequest":
+    "allocationMode capacity:resource.v1.CapacityRequirements count deviceClassName name selectors:[]resource.v1.DeviceSelector tolerations:[]resource.v1.DeviceToleration",
+  "resource.v1.DeviceTaint": "effect key timeAdded value",
+  "resource.v1.DeviceToleration": "effect key operator tolerationSeconds value",
+  "resource.v1.ExactDeviceRequest":
+    "adminAccess allocationMode capacity:resource.v1.CapacityRequirements count deviceClassName selectors:[]resource.v1.DeviceSelector tolerations:[]resource.v1.DeviceToleration",
+  "resource.v1.NetworkDeviceData": "hardwareAddress interfaceName ips:[]",
+  "resource.v1.NodeAllocatableResourceMapping": "allocationMultiplier:* capacityKey",
+  "resource.v1.OpaqueDeviceConfiguration": "driver parameters~:*",
+  "resource.v1.ResourceClaim":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:resource.v1.ResourceClaimSpec status!:resource.v1.ResourceClaimStatus",
+  "resource.v1.ResourceClaimConsumerReference": "apiGroup name resource uid",
+  "resource.v1.ResourceClaimSpec": "devices!:resource.v1.DeviceClaim",
+  "resource.v1.ResourceClaimStatus":
+    "allocation:resource.v1.AllocationResult devices:[map=driver,device,pool,shareID]resource.v1.AllocatedDeviceStatus reservedFor:[map=uid]resource.v1.ResourceClaimConsumerReference/merge=uid",
+  "resource.v1.ResourceClaimTemplate":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:resource.v1.ResourceClaimTemplateSpec",
+  "resource.v1.ResourceClaimTemplateSpec":
+    "metadata!:meta.v1.ObjectMeta spec!:resource.v1.ResourceClaimSpec",
+  "resource.v1.ResourcePool": "generation name resourceSliceCount",
+  "resource.v1.ResourceSlice":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:resource.v1.ResourceSliceSpec",
+  "resource.v1.ResourceSliceSpec":
+    "allNodes devices:[]resource.v1.Device driver nodeName nodeSelector:core.v1.NodeSelector perDeviceNodeSelection pool!:resource.v1.ResourcePool sharedCounters:[]resource.v1.CounterSet",
+  "scheduling.v1.PriorityClass":
+    "apiVersion description globalDefault kind metadata!:meta.v1.ObjectMeta preemptionPolicy value",
+  "storage.v1.CSIDriver":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:storage.v1.CSIDriverSpec",
+  "storage.v1.CSIDriverSpec":
+    "attachRequired fsGroupPolicy nodeAllocatableUpdatePeriodSeconds podInfoOnMount preventPodSchedulingIfMissing requiresRepublish seLinuxMount serviceAccountTokenInSecrets storageCapacity tokenRequests:[]storage.v1.TokenRequest volumeLifecycleModes:[set]",
+  "storage.v1.CSINode": "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:storage.v1.CSINodeSpec",
+  "storage.v1.CSINodeDriver":
+    "allocatable:storage.v1.VolumeNodeResources name nodeID topologyKeys~:[]",
+  "storage.v1.CSINodeSpec": "drivers~:[map=name]storage.v1.CSINodeDriver/merge=name",
+  "storage.v1.CSIStorageCapacity":
+    "apiVersion capacity:* kind maximumVolumeSize:* metadata!:meta.v1.ObjectMeta nodeTopology:meta.v1.LabelSelector storageClassName",
+  "storage.v1.StorageClass":
+    "allowVolumeExpansion allowedTopologies:[]core.v1.TopologySelectorTerm apiVersion kind metadata!:meta.v1.ObjectMeta mountOptions:[] parameters:{} provisioner reclaimPolicy volumeBindingMode",
+  "storage.v1.TokenRequest": "audience expirationSeconds",
+  "storage.v1.VolumeAttachment":
+    "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:storage.v1.VolumeAttachmentSpec status!:storage.v1.VolumeAttachmentStatus",
+  "storage.v1.VolumeAttachmentSource":
+    "inlineVolumeSpec:core.v1.PersistentVolumeSpec persistentVolumeName",
+  "storage.v1.VolumeAttachmentSpec": "attacher nodeName source!:storage.v1.VolumeAttachmentSource",
+  "storage.v1.VolumeAttachmentStatus":
+    "attachError:storage.v1.VolumeError attached attachmentMetadata:{} detachError:storage.v1.VolumeError",
+  "storage.v1.VolumeAttributesClass":
+    "apiVersion driverName kind metadata!:meta.v1.ObjectMeta parameters:{}",
+  "storage.v1.VolumeError": "errorCode message time",
+  "storage.v1.VolumeNodeResources": "count",
 };
 
-/** The root type of each served built-in kind. */
+/** The root type of each built-in kind, by `group/version/Kind` (the core group's `/v1/Kind`). */
 export const BUILTIN_ROOTS: Readonly<Record<string, string>> = {
-  Namespace: "V1Namespace",
-  ConfigMap: "V1ConfigMap",
-  Secret: "V1Secret",
-  Service: "V1Service",
-  ServiceAccount: "V1ServiceAccount",
-  Pod: "V1Pod",
-  Node: "V1Node",
-  Event: "CoreV1Event",
-  Lease: "V1Lease",
-  Deployment: "V1Deployment",
-  CustomResourceDefinition: "V1CustomResourceDefinition",
-  ReplicaSet: "V1ReplicaSet",
-  StatefulSet: "V1StatefulSet",
-  DaemonSet: "V1DaemonSet",
-  Job: "V1Job",
-  CronJob: "V1CronJob",
-  ReplicationController: "V1ReplicationController",
-  PodTemplate: "V1PodTemplate",
+  "/v1/Binding": "core.v1.Binding",
+  "/v1/ComponentStatus": "core.v1.ComponentStatus",
+  "/v1/ConfigMap": "core.v1.ConfigMap",
+  "/v1/Endpoints": "core.v1.Endpoints",
+  "/v1/Event": "core.v1.Event",
+  "/v1/LimitRange": "core.v1.LimitRange",
+  "/v1/Namespace": "core.v1.Namespace",
+  "/v1/Node": "core.v1.Node",
+  "/v1/PersistentVolume": "core.v1.PersistentVolume",
+  "/v1/PersistentVolumeClaim": "core.v1.PersistentVolumeClaim",
+  "/v1/Pod": "core.v1.Pod",
+  "/v1/PodTemplate": "core.v1.PodTemplate",
+  "/v1/ReplicationController": "core.v1.ReplicationController",
+  "/v1/ResourceQuota": "core.v1.ResourceQuota",
+  "/v1/Secret": "core.v1.Secret",
+  "/v1/Service": "core.v1.Service",
+  "/v1/ServiceAccount": "core.v1.ServiceAccount",
+  "admissionregistration.k8s.io/v1/MutatingAdmissionPolicy":
+    "admissionregistration.v1.MutatingAdmissionPolicy",
+  "admissionregistration.k8s.io/v1/MutatingAdmissionPolicyBinding":
+    "admissionregistration.v1.MutatingAdmissionPolicyBinding",
+  "admissionregistration.k8s.io/v1/MutatingWebhookConfiguration":
+    "admissionregistration.v1.MutatingWebhookConfiguration",
+  "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy":
+    "admissionregistration.v1.ValidatingAdmissionPolicy",
+  "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding":
+    "admissionregistration.v1.ValidatingAdmissionPolicyBinding",
+  "admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration":
+    "admissionregistration.v1.ValidatingWebhookConfiguration",
+  "apiextensions.k8s.io/v1/CustomResourceDefinition": "apiextensions.v1.CustomResourceDefinition",
+  "apiregistration.k8s.io/v1/APIService": "apiregistration.v1.APIService",
+  "apps/v1/ControllerRevision": "apps.v1.ControllerRevision",
+  "apps/v1/DaemonSet": "apps.v1.DaemonSet",
+  "apps/v1/Deployment": "apps.v1.Deployment",
+  "apps/v1/ReplicaSet": "apps.v1.ReplicaSet",
+  "apps/v1/StatefulSet": "apps.v1.StatefulSet",
+  "authentication.k8s.io/v1/SelfSubjectReview": "authentication.v1.SelfSubjectReview",
+  "authentication.k8s.io/v1/TokenReview": "authentication.v1.TokenReview",
+  "authorization.k8s.io/v1/LocalSubjectAccessReview": "authorization.v1.LocalSubjectAccessReview",
+  "authorization.k8s.io/v1/SelfSubjectAccessReview": "authorization.v1.SelfSubjectAccessReview",
+  "authorization.k8s.io/v1/SelfSubjectRulesReview": "authorization.v1.SelfSubjectRulesReview",
+  "authorization.k8s.io/v1/SubjectAccessReview": "authorization.v1.SubjectAccessReview",
+  "autoscaling/v1/HorizontalPodAutoscaler": "autoscaling.v1.HorizontalPodAutoscaler",
+  "autoscaling/v2/HorizontalPodAutoscaler": "autoscaling.v2.HorizontalPodAutoscaler",
+  "batch/v1/CronJob": "batch.v1.CronJob",
+  "batch/v1/Job": "batch.v1.Job",
+  "certificates.k8s.io/v1/CertificateSigningRequest": "certificates.v1.CertificateSigningRequest",
+  "coordination.k8s.io/v1/Lease": "coordination.v1.Lease",
+  "discovery.k8s.io/v1/EndpointSlice": "discovery.v1.EndpointSlice",
+  "events.k8s.io/v1/Event": "events.v1.Event",
+  "flowcontrol.apiserver.k8s.io/v1/FlowSchema": "flowcontrol.v1.FlowSchema",
+  "flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration":
+    "flowcontrol.v1.PriorityLevelConfiguration",
+  "networking.k8s.io/v1/IPAddress": "networking.v1.IPAddress",
+  "networking.k8s.io/v1/Ingress": "networking.v1.Ingress",
+  "networking.k8s.io/v1/IngressClass": "networking.v1.IngressClass",
+  "networking.k8s.io/v1/NetworkPolicy": "networking.v1.NetworkPolicy",
+  "networking.k8s.io/v1/ServiceCIDR": "networking.v1.ServiceCIDR",
+  "node.k8s.io/v1/RuntimeClass": "node.v1.RuntimeClass",
+  "policy/v1/PodDisruptionBudget": "policy.v1.PodDisruptionBudget",
+  "rbac.authorization.k8s.io/v1/ClusterRole": "rbac.v1.ClusterRole",
+  "rbac.authorization.k8s.io/v1/ClusterRoleBinding": "rbac.v1.ClusterRoleBinding",
+  "rbac.authorization.k8s.io/v1/Role": "rbac.v1.Role",
+  "rbac.authorization.k8s.io/v1/RoleBinding": "rbac.v1.RoleBinding",
+  "resource.k8s.io/v1/DeviceClass": "resource.v1.DeviceClass",
+  "resource.k8s.io/v1/ResourceClaim": "resource.v1.ResourceClaim",
+  "resource.k8s.io/v1/ResourceClaimTemplate": "resource.v1.ResourceClaimTemplate",
+  "resource.k8s.io/v1/ResourceSlice": "resource.v1.ResourceSlice",
+  "scheduling.k8s.io/v1/PriorityClass": "scheduling.v1.PriorityClass",
+  "storage.k8s.io/v1/CSIDriver": "storage.v1.CSIDriver",
+  "storage.k8s.io/v1/CSINode": "storage.v1.CSINode",
+  "storage.k8s.io/v1/CSIStorageCapacity": "storage.v1.CSIStorageCapacity",
+  "storage.k8s.io/v1/StorageClass": "storage.v1.StorageClass",
+  "storage.k8s.io/v1/VolumeAttachment": "storage.v1.VolumeAttachment",
+  "storage.k8s.io/v1/VolumeAttributesClass": "storage.v1.VolumeAttributesClass",
 };

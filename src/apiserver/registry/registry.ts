@@ -3,6 +3,7 @@ import {
   type GroupResource,
   isAlreadyExists,
   type KubeObject,
+  parseApiVersion,
   realClock,
 } from "../../core/index.ts";
 import { apiVersionOf, type ResourceDefinition } from "../../resources/index.ts";
@@ -103,6 +104,9 @@ export class Registry {
     if (this.#started) return;
     this.#started = true;
     for (const spec of builtinSpecs({ clusterIps: this.#clusterIps })) {
+      // Objects are normalized in the form they are stored in (an events.k8s.io Event as a
+      // core one).
+      const { group, version } = parseApiVersion(spec.storageApiVersion ?? apiVersionOf(spec.def));
       await this.install(spec.def, spec.strategy, spec.prefix, {
         subresources: spec.subresources ?? [],
         ...(spec.scale ? { scale: spec.scale } : {}),
@@ -110,7 +114,7 @@ export class Registry {
         strategicMerge: true,
         encoder: spec.encoder ?? jsonEncoder,
         normalize: (o) => {
-          const removed = pruneBuiltin(spec.def.kind, o);
+          const removed = pruneBuiltin(group, version, spec.def.kind, o);
           omitEmpty(spec.def.kind, o);
           return removed;
         },

@@ -1,0 +1,160 @@
+import { BUILTIN_ROOTS, BUILTIN_TYPES } from "./builtin-fields.ts";
+
+/*
+ * The generated table of the built-in types (builtin-fields.ts), read: each type's fields with
+ * their values' shapes, list and map semantics, strategic merge patch strategy and whether Go
+ * always writes them. Pruning, server-side apply's schema and strategic merge patch all read the
+ * built-in kinds from here, so each fact has this one source.
+ */
+
+/** The shape of a field's value. */
+export type FieldValue =
+  | { readonly kind: "scalar" }
+  | { readonly kind: "any" }
+  | { readonly kind: "struct"; readonly type: string }
+  | {
+      readonly kind: "list";
+      readonly listType: "atomic" | "set" | "map";
+      /** Key fields of a `map` list. */
+      readonly keys: readonly string[];
+      /** Defaults of key fields, where the type has one (a port's `protocol: "TCP"`). */
+      readonly keyDefaults: Readonly<Record<string, unknown>>;
+      readonly element: FieldValue;
+    }
+  | { readonly kind: "map"; readonly atomic: boolean; readonly element: FieldValue };
+
+/** A strategic merge patch strategy of a field (Go's `patchStrategy`/`patchMergeKey` tags). */
+export interface PatchStrategy {
+  /** `merge`: a list merged by `mergeKey`, or (without it) a list of scalars merged as a set. */
+  readonly merge?: boolean;
+  readonly mergeKey?: string;
+  readonly retainKeys?: boolean;
+  readonly replace?: boolean;
+}
+
+/** One field of a built-in type. */
+export interface BuiltinField {
+  readonly value: FieldValue;
+  /** What Go writes when the field is empty, if it always writes it: `{}` or null. */
+  readonly written?: Record<string, never> | null;
+  readonly patch?: PatchStrategy;
+}
+
+/** A built-in type: its fields, and whether it is replaced whole (`+structType=atomic`). */
+export interface BuiltinType {
+  readonly name: string;
+  readonly atomic: boolean;
+  readonly fields: ReadonlyMap<string, BuiltinField>;
+}
+
+const SCALAR_VALUE: FieldValue = { kind: "scalar" };
+const ANY_VALUE: FieldValue = { kind: "any" };
+const parsed = new Map<string, BuiltinType>();
+
+/** The type `name` of the table (undefined if the table does not have it). */
+export function builtinTypeNamed(name: string): BuiltinType | undefined {
+  const cached = parsed.get(name);
+  if (cached !== undefined) return cached;
+  const entry = BUILTIN_TYPES[name];
+  if (entry === undefined) return undefined;
+  const fields = new Map<string, BuiltinField>();
+  let atomic = false;
+  for (const spec of entry.split(" ")) {
+    if (spec === "") continue;
+    if (spec === "@atomic") {
+      atomic = true;
+      continue;
+    }
+    const colon = spec.indexOf(":");
+    const head = colon < 0 ? spec : spec.slice(0, colon);
+    const mark = head.at(-1);
+    const fieldName = mark === "!" || mark === "~" ? head.slice(0, -1) : head;
+    const rest = colon < 0 ? "" : spec.slice(colon + 1);
+    const slash = rest.indexOf("/");
+    const value = parseValue(slash < 0 ? rest : rest.slice(0, slash));
+    const patch = slash < 0 ? undefined : parsePatch(rest.slice(slash + 1));
+    fields.set(fieldName, {
+      value,
+      ...(mark === "!" ? { written: {} } : mark === "~" ? { written: null } : {}),
+      ...(patch ? { patch } : {}),
+    });
+  }
+  const type: BuiltinType = { name, atomic, fields };
+  parsed.set(name, type);
+  return type;
+}
+
+/**
+ * The root type of a built-in kind, by `group/version/Kind` (`/v1/Pod` for the core group), or
+ * undefined for a kind the table does not have.
+ */
+export function builtinRoot(group: string, version: string, kind: string): BuiltinType | undefined {
+  const root = BUILTIN_ROOTS[`${group}/${version}/${kind}`];
+  return root === undefined ? undefined : builtinTypeNamed(root);
+}
+
+/** A built-in kind's root type as a value (where a strategic merge patch starts), if any. */
+export function builtinRootValue(
+  group: string,
+  version: string,
+  kind: string,
+): FieldValue | undefined {
+  const root = BUILTIN_ROOTS[`${group}/${version}/${kind}`];
+  return root === undefined ? undefined : { kind: "struct", type: root };
+}
+
+function parseValue(text: string): FieldValue {
+  if (text === "") return SCALAR_VALUE;
+  if (text === "*") return ANY_VALUE;
+  if (text.startsWith("[")) {
+    const close = text.indexOf("]");
+    const semantics = text.slice(1, close);
+    const element = parseValue(text.slice(close + 1));
+    if (semantics === "") return list("atomic", [], {}, element);
+    if (semantics === "set") return list("set", [], {}, element);
+    const keys: string[] = [];
+    const keyDefaults: Record<string, unknown> = {};
+    for (const key of semantics.slice("map=".length).split(",")) {
+      const at = key.indexOf(":");
+      if (at < 0) keys.push(key);
+      else {
+        keys.push(key.slice(0, at));
+        const d = key.slice(at + 1);
+        keyDefaults[key.slice(0, at)] = /^-?\d+$/.test(d) ? Number(d) : d;
+      }
+    }
+    return list("map", keys, keyDefaults, element);
+  }
+  if (text.startsWith("{")) {
+    const close = text.indexOf("}");
+    return {
+      kind: "map",
+      atomic: text.slice(1, close) === "atomic",
+      element: parseValue(text.slice(close + 1)),
+    };
+  }
+  return { kind: "struct", type: text };
+}
+
+function list(
+  listType: "atomic" | "set" | "map",
+  keys: string[],
+  keyDefaults: Record<string, unknown>,
+  element: FieldValue,
+): FieldValue {
+  return { kind: "list", listType, keys, keyDefaults, element };
+}
+
+function parsePatch(text: string): PatchStrategy {
+  const out: { merge?: boolean; mergeKey?: string; retainKeys?: boolean; replace?: boolean } = {};
+  for (const part of text.split("/")) {
+    if (part === "retainKeys") out.retainKeys = true;
+    else if (part === "replace") out.replace = true;
+    else if (part === "merge") out.merge = true;
+    else if (part.startsWith("merge=")) {
+      out.merge = true;
+      out.mergeKey = part.slice("merge=".length);
+    }
+  }
+  return out;
+}
