@@ -169,7 +169,4 @@ export const crdStrategy: Strategy = {
     }
     return causes;
   },
-  columns: [
-    { name: "Created At", type: "string", cell: (o) => o.metadata?.creationTimestamp ?? "" },
-  ],
 };
