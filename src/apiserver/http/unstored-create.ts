@@ -4,13 +4,16 @@ import type { UserInfo } from "../auth/user.ts";
 import { crdType } from "../managedfields/crd-schema.ts";
 import { FieldManager } from "../managedfields/field-manager.ts";
 import { fieldValidationWarnings } from "../registry/field-validation.ts";
-import { decodeObjectBody, duplicatesIn, readBody } from "./body.ts";
+import { decodeObjectBody, duplicatesIn, mediaType, readBody } from "./body.ts";
 import { negotiate } from "./negotiate.ts";
+import { decodeProtobufObject, type ProtoMessage } from "./protobuf-body.ts";
 import type { ResourceTarget } from "./request-info.ts";
 import { sendJson } from "./respond.ts";
 import { type DecodeTarget, decodeTyped, inGoOrder } from "./typed-body.ts";
 import type { ResourceContext } from "./types.ts";
 import { setWarnings, writeParams } from "./write-options.ts";
+
+const PROTOBUF = "application/vnd.kubernetes.protobuf";
 
 /** A request to a resource or subresource the server answers without storing anything. */
 export interface UnstoredRequest {
@@ -32,6 +35,8 @@ export interface CreateTarget extends DecodeTarget {
   readonly apiVersion: string;
   /** The subresource a create to one is recorded under in managedFields. @default none */
   readonly subresource?: string;
+  /** The kind's protobuf message, for clients that send it so (kubectl). @default JSON only */
+  readonly proto?: ProtoMessage;
   /** Sets the kind's defaults in the decoded object (kube's scheme defaulting). @default none */
   readonly defaults?: (object: UnstoredObject) => void;
 }
@@ -64,7 +69,10 @@ export async function readCreateBody(
   negotiate(req.headers.accept, false);
   const bytes = await readBody(req);
   const contentType = req.headers["content-type"];
-  const body = decodeObjectBody(bytes, contentType);
+  const protobuf = mediaType(contentType) === PROTOBUF && target.proto !== undefined;
+  const body = protobuf
+    ? decodeProtobufObject(bytes, target.proto as ProtoMessage)
+    : decodeObjectBody(bytes, contentType);
   if (body.apiVersion !== undefined && body.apiVersion !== target.apiVersion) {
     throw errors.badRequest(
       `${String(body.kind ?? target.kind)} in version ${JSON.stringify(String(body.apiVersion))} cannot be handled as a ${target.kind}: the body of this request is a ${target.kind} of ${target.apiVersion}`,
@@ -76,7 +84,7 @@ export async function readCreateBody(
     );
   }
   const dropped = decodeTyped(body, target);
-  const duplicates = duplicatesIn(bytes, contentType, params.fieldValidation);
+  const duplicates = protobuf ? [] : duplicatesIn(bytes, contentType, params.fieldValidation);
   const warnings = fieldValidationWarnings(dropped, duplicates, params.fieldValidation, target);
   const object = body as UnstoredObject;
   object.apiVersion = target.apiVersion;
