@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { it } from "node:test";
-import { BUILTIN_RESOURCES } from "../../src/resources/index.ts";
+import { BUILTIN_RESOURCES } from "kontroller/resources";
 import { generateBuiltinFields, renderBuiltinFields } from "./builtin-fields-gen.ts";
 import { OPENAPI_DIR } from "./builtin-resources-gen.ts";
 

@@ -3,7 +3,7 @@ import { apiVersionOf } from "../../resources/index.ts";
 import { applyJsonPatch } from "../patch/json-patch.ts";
 import { applyMergePatch } from "../patch/merge-patch.ts";
 import { applyStrategicMerge } from "../patch/strategic-merge.ts";
-import { builtinRootValue } from "../registry/builtin-types.ts";
+import { strategicMergeType } from "../registry/builtin-types.ts";
 import { subresourceKind } from "../registry/registry.ts";
 import { updateScale } from "../registry/scale.ts";
 import type { UpdateOptions } from "../registry/types.ts";
@@ -180,7 +180,7 @@ export const patch: VerbHandler = async (v) => {
     if (type === JSON_PATCH) return applyJsonPatch(current, patchBody);
     if (type === MERGE_PATCH) return applyMergePatch(current, patchBody);
     const { group, version, kind } = served.def;
-    return applyStrategicMerge(builtinRootValue(group, version, kind), current, patchBody);
+    return applyStrategicMerge(strategicMergeType(group, version, kind), current, patchBody);
   };
   if (r.subresource === "scale") {
     const options = ctx.fields.managed(served, { dryRun: w.dryRun }, w.manager, "scale");

@@ -1,14 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { statusCode } from "../../core/index.ts";
-import { builtinRootValue } from "../registry/builtin-types.ts";
 import { applyJsonPatch, MAX_JSON_PATCH_OPERATIONS } from "./json-patch.ts";
 import { applyMergePatch } from "./merge-patch.ts";
-import { applyStrategicMerge } from "./strategic-merge.ts";
-
-const POD = builtinRootValue("", "v1", "Pod");
-const DEPLOYMENT = builtinRootValue("apps", "v1", "Deployment");
-const CONFIG_MAP = builtinRootValue("", "v1", "ConfigMap");
 
 const code = (fn: () => unknown) => {
   try {
@@ -83,77 +77,5 @@ describe("applyMergePatch", () => {
       { a: { c: 2, d: 3 }, l: [3] },
     );
     assert.deepEqual(applyMergePatch({ a: 1 }, "x"), "x");
-  });
-});
-
-describe("applyStrategicMerge", () => {
-  it("merges lists by merge key, keeps order directives, and unions primitive merge lists", () => {
-    const pod = {
-      metadata: { finalizers: ["a"] },
-      spec: {
-        containers: [
-          { name: "x", image: "1" },
-          { name: "y", image: "1" },
-        ],
-        tolerations: [{ key: "t" }],
-      },
-    };
-    const out = applyStrategicMerge(POD, pod, {
-      metadata: { finalizers: ["b"] },
-      spec: {
-        "$setElementOrder/containers": [{ name: "y" }, { name: "x" }],
-        containers: [{ name: "y", image: "2" }],
-        tolerations: [{ key: "u" }],
-      },
-    }) as typeof pod;
-    assert.deepEqual(out.spec.containers, [
-      { name: "y", image: "2" },
-      { name: "x", image: "1" },
-    ]);
-    assert.deepEqual(out.spec.tolerations, [{ key: "u" }], "lists without a strategy are replaced");
-    assert.deepEqual(out.metadata.finalizers, ["a", "b"]);
-  });
-
-  it("honours $patch replace/delete, $retainKeys and $deleteFromPrimitiveList", () => {
-    const obj = {
-      spec: { strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 1 } }, a: { b: 1 } },
-      metadata: { finalizers: ["a", "b"] },
-    };
-    const out = applyStrategicMerge(DEPLOYMENT, obj, {
-      spec: {
-        strategy: { $retainKeys: ["type"], type: "Recreate" },
-        a: { $patch: "replace", c: 2 },
-      },
-      metadata: { "$deleteFromPrimitiveList/finalizers": ["a"] },
-    });
-    assert.deepEqual(out, {
-      spec: { strategy: { type: "Recreate" }, a: { c: 2 } },
-      metadata: { finalizers: ["b"] },
-    });
-    assert.deepEqual(
-      applyStrategicMerge(CONFIG_MAP, { data: { a: "1" } }, { data: { $patch: "delete" } }),
-      {},
-    );
-  });
-
-  it("is 400 for a malformed patch or directive", () => {
-    assert.equal(
-      code(() => applyStrategicMerge(POD, {}, [1])),
-      400,
-    );
-    assert.equal(
-      code(() => applyStrategicMerge(POD, {}, { spec: { $patch: "explode" } })),
-      400,
-    );
-    assert.equal(
-      code(() => applyStrategicMerge(POD, {}, { $retainKeys: "x" })),
-      400,
-    );
-    assert.equal(
-      code(() =>
-        applyStrategicMerge(POD, { spec: {} }, { spec: { containers: ["not-an-object"] } }),
-      ),
-      400,
-    );
   });
 });

@@ -1,53 +1,43 @@
 import { cloneJson, errors } from "../../core/index.ts";
-import {
-  builtinTypeNamed,
-  type FieldValue,
-  type PatchStrategy,
-} from "../registry/builtin-types.ts";
 
 type Obj = Record<string, unknown>;
-
-/**
- * Where the merge is in the object's type: a struct of the built-in types table, a map of some
- * value, or unknown (a kind the table does not have, arbitrary JSON) — where every list is
- * replaced whole.
- */
-type At = FieldValue | undefined;
-
-/** The value and strategic merge patch strategy of `key` at `at`. */
-function child(at: At, key: string): { value?: FieldValue; patch?: PatchStrategy } {
-  if (at?.kind === "map") return { value: at.element };
-  if (at?.kind !== "struct") return {};
-  const field = builtinTypeNamed(at.type)?.fields.get(key);
-  return field === undefined
-    ? {}
-    : { value: field.value, ...(field.patch ? { patch: field.patch } : {}) };
-}
-
-/** How a list field merges: by a key, as a set of scalars, or not at all (replaced). */
-type ListStrategy = { mergeKey: string } | { primitive: true } | undefined;
-
-function listStrategy(patch: PatchStrategy | undefined): ListStrategy {
-  if (patch?.merge !== true) return undefined;
-  return patch.mergeKey === undefined ? { primitive: true } : { mergeKey: patch.mergeKey };
-}
-
-/** The items' place in the type of a list field. */
-function itemsOf(value: FieldValue | undefined): At {
-  return value?.kind === "list" ? value.element : undefined;
-}
 
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
- * Applies a strategic merge patch to an object of the built-in type `root` (`{kind: "struct",
- * type}`, from the built-in types table; undefined for a kind it does not have): like a merge
- * patch, but lists whose field has the merge strategy merge element by element by their merge
- * key, or take the union of scalars, and the directives `$patch` (replace/delete/merge),
- * `$retainKeys`, `$setElementOrder/<list>` and `$deleteFromPrimitiveList/<list>` are honoured.
- * A malformed directive is 400. Inputs are not modified.
+ * What a strategic merge patch knows of a place in the object's type (the registry builds it
+ * from the built-in types table): how each field's value merges. Where it is unknown (a kind
+ * without a type, arbitrary JSON), every list is replaced whole.
  */
-export function applyStrategicMerge(root: At, original: unknown, patch: unknown): unknown {
+export interface MergeType {
+  /** Field `key` here, if the type has it. */
+  field(key: string): MergeField | undefined;
+}
+
+/** A field of a {@link MergeType}. */
+export interface MergeField {
+  /** The type of the value — of each item, for a list — if it has fields. */
+  readonly type?: MergeType;
+  /** A list merged by a key, or as a set of scalars; replaced whole without it. */
+  readonly list?: ListStrategy;
+}
+
+/** How a list field merges: by a key, or as a set of scalars. */
+export type ListStrategy = { mergeKey: string } | { primitive: true };
+
+/**
+ * Applies a strategic merge patch to an object of type `root` (undefined for a kind without
+ * one): like a merge patch, but lists whose field has the merge strategy merge element by
+ * element by their merge key, or take the union of scalars, and the directives `$patch`
+ * (replace/delete/merge), `$retainKeys`, `$setElementOrder/<list>` and
+ * `$deleteFromPrimitiveList/<list>` are honoured. A malformed directive is 400. Inputs are not
+ * modified.
+ */
+export function applyStrategicMerge(
+  root: MergeType | undefined,
+  original: unknown,
+  patch: unknown,
+): unknown {
   if (!isObj(patch)) throw errors.badRequest("a strategic merge patch must be a JSON object");
   return mergeObject(root, "", isObj(original) ? original : {}, patch);
 }
@@ -56,7 +46,7 @@ function join(path: string, key: string): string {
   return path === "" ? key : `${path}.${key}`;
 }
 
-function mergeObject(at: At, path: string, original: Obj, patch: Obj): Obj {
+function mergeObject(at: MergeType | undefined, path: string, original: Obj, patch: Obj): Obj {
   const directive = patch.$patch;
   if (directive === "replace") {
     const { $patch: _, ...rest } = patch;
@@ -94,14 +84,14 @@ function mergeObject(at: At, path: string, original: Obj, patch: Obj): Obj {
       continue;
     }
     const p = join(path, key);
-    const field = child(at, key);
+    const field = at?.field(key);
     if (value === null) {
       delete result[key];
     } else if (isObj(value)) {
       if (value.$patch === "delete") delete result[key];
       else
         result[key] = mergeObject(
-          field.value,
+          field?.type,
           p,
           isObj(result[key]) ? (result[key] as Obj) : {},
           value,
@@ -120,19 +110,19 @@ function mergeObject(at: At, path: string, original: Obj, patch: Obj): Obj {
   for (const [list, order] of orders) {
     if (!Array.isArray(order)) throw errors.badRequest(`$setElementOrder/${list} must be a list`);
     const cur = result[list];
-    if (Array.isArray(cur)) result[list] = reorder(listStrategy(child(at, list).patch), cur, order);
+    if (Array.isArray(cur)) result[list] = reorder(at?.field(list)?.list, cur, order);
   }
   return result;
 }
 
 function mergeList(
-  field: { value?: FieldValue; patch?: PatchStrategy },
+  field: MergeField | undefined,
   path: string,
   original: unknown[],
   patch: unknown[],
 ): unknown[] {
-  const strategy = listStrategy(field.patch);
-  const items = itemsOf(field.value);
+  const strategy = field?.list;
+  const items = field?.type;
   if (strategy === undefined)
     return cloneJson(patch.filter((v) => !(isObj(v) && v.$patch !== undefined)));
   if ("primitive" in strategy) {
@@ -161,7 +151,7 @@ function mergeList(
 }
 
 /** Orders `list` as `order` says (by merge key or value); items not named keep their place after. */
-function reorder(strategy: ListStrategy, list: unknown[], order: unknown[]): unknown[] {
+function reorder(strategy: ListStrategy | undefined, list: unknown[], order: unknown[]): unknown[] {
   const id = (v: unknown) =>
     strategy !== undefined && "mergeKey" in strategy && isObj(v)
       ? JSON.stringify(v[strategy.mergeKey])

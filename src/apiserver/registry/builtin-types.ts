@@ -1,3 +1,4 @@
+import type { MergeField, MergeType } from "../patch/strategic-merge.ts";
 import { BUILTIN_ROOTS, BUILTIN_TYPES } from "./builtin-fields.ts";
 
 /*
@@ -93,14 +94,56 @@ export function builtinRoot(group: string, version: string, kind: string): Built
   return root === undefined ? undefined : builtinTypeNamed(root);
 }
 
-/** A built-in kind's root type as a value (where a strategic merge patch starts), if any. */
-export function builtinRootValue(
+/** How a strategic merge patch merges a built-in kind's objects (undefined for another kind). */
+export function strategicMergeType(
   group: string,
   version: string,
   kind: string,
-): FieldValue | undefined {
+): MergeType | undefined {
   const root = BUILTIN_ROOTS[`${group}/${version}/${kind}`];
-  return root === undefined ? undefined : { kind: "struct", type: root };
+  return root === undefined ? undefined : mergeTypeOf({ kind: "struct", type: root });
+}
+
+const mergeTypes = new Map<string, MergeType>();
+
+/** The merge view of a value: a struct's fields, or a map's entries; undefined otherwise. */
+function mergeTypeOf(value: FieldValue): MergeType | undefined {
+  if (value.kind === "map") {
+    const entries = mergeTypeOf(value.element);
+    const field: MergeField = entries === undefined ? {} : { type: entries };
+    return { field: () => field };
+  }
+  if (value.kind !== "struct") return undefined;
+  const cached = mergeTypes.get(value.type);
+  if (cached !== undefined) return cached;
+  const fields = new Map<string, MergeField>();
+  const type: MergeType = {
+    field(key) {
+      let f = fields.get(key);
+      if (f === undefined) {
+        const field = builtinTypeNamed(value.type)?.fields.get(key);
+        if (field === undefined) return undefined;
+        f = mergeFieldOf(field);
+        fields.set(key, f);
+      }
+      return f;
+    },
+  };
+  mergeTypes.set(value.type, type);
+  return type;
+}
+
+function mergeFieldOf(field: BuiltinField): MergeField {
+  const value = field.value;
+  const type = mergeTypeOf(value.kind === "list" ? value.element : value);
+  const patch = field.patch;
+  const list =
+    patch?.merge !== true
+      ? undefined
+      : patch.mergeKey === undefined
+        ? { primitive: true as const }
+        : { mergeKey: patch.mergeKey };
+  return { ...(type ? { type } : {}), ...(list ? { list } : {}) };
 }
 
 function parseValue(text: string): FieldValue {
