@@ -160,11 +160,8 @@ export class CrdController {
         now,
       });
     }
-    const storageVersion = crd.spec.versions.find((v) => v.storage)?.name;
-    const storedVersions = [
-      ...new Set([...(status.storedVersions ?? []), ...(storageVersion ? [storageVersion] : [])]),
-    ];
-    status = { ...status, acceptedNames: asStatus(verdict.accepted), storedVersions };
+    // storedVersions is the CRD strategy's, as in kube.
+    status = { ...status, acceptedNames: asStatus(verdict.accepted) };
     const changedNames = JSON.stringify(previous) !== JSON.stringify(verdict.accepted);
     this.#accepted.set(name, { group, names: verdict.accepted });
     // kube serves a CRD whose names are accepted, or that was established before.

@@ -1,7 +1,6 @@
 import type { KubeObject, StatusCause } from "../../core/index.ts";
 import { checkDns1123Label, checkDns1123Subdomain, deepEqual } from "../../core/index.ts";
 import { type OpenApiSchema, structuralProblems } from "../../resources/index.ts";
-import { metaOf } from "../registry/codec.ts";
 import { field } from "../registry/field-errors.ts";
 import {
   arrayAt,
@@ -33,24 +32,44 @@ function defaultCrd(object: KubeObject): void {
   }
 }
 
+/** The name of the version marked `storage`, if one is. */
+function storageVersionOf(object: KubeObject): string | undefined {
+  const versions = arrayAt(recordAt(rec(object), "spec") ?? {}, "versions") ?? [];
+  const name = (versions.find((v) => (v as Json)?.storage === true) as Json | undefined)?.name;
+  return typeof name === "string" ? name : undefined;
+}
+
 /**
  * CustomResourceDefinitions: name `<plural>.<group>`, names, scope, exactly one storage
  * version, a structural schema per version; group and scope are immutable. The cleanup
- * finalizer is added on create; status is written only by the CRD controller.
+ * finalizer is added as deletion starts; status is written only by the CRD controller (and
+ * `storedVersions` by the strategy, as kube's does).
  */
 export const crdStrategy: Strategy = {
   statusSubresource: true,
   allowUnconditionalUpdate: false,
   trackGeneration: true,
+  defaults: defaultCrd,
   prepareForCreate(object) {
-    defaultCrd(object);
-    const meta = metaOf(object);
-    meta.finalizers = [...new Set([...(meta.finalizers ?? []), CRD_CLEANUP_FINALIZER])];
-    delete rec(object).status;
+    const storage = storageVersionOf(object);
+    rec(object).status = {
+      conditions: null,
+      acceptedNames: { plural: "", kind: "" },
+      storedVersions: storage === undefined ? [] : [storage],
+    };
   },
   prepareForUpdate(object) {
-    defaultCrd(object);
+    // A new storage version joins the stored ones, as kube's strategy records it.
+    const storage = storageVersionOf(object);
+    const status = child(rec(object), "status");
+    const stored = (arrayAt(status, "storedVersions") ?? []) as unknown[];
+    if (storage !== undefined && !stored.includes(storage))
+      status.storedVersions = [...stored, storage];
   },
+  // kube's CRD registry adds it as the deletion starts; the CRD controller removes it once the
+  // custom resources are gone.
+  deletionFinalizers: [CRD_CLEANUP_FINALIZER],
+  deletionTimestampOnly: true,
   validate(object) {
     const causes: StatusCause[] = [];
     const spec = recordAt(rec(object), "spec") ?? {};

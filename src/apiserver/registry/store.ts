@@ -313,10 +313,18 @@ export class Store {
       const meta = metaOf(stored);
       checkPreconditions(this.#gr, name, meta, options);
       this.#o.strategy.beforeDelete?.(stored);
-      const finalizers = finalizersForDeletion(meta.finalizers ?? [], options);
+      const added = meta.deletionTimestamp ? [] : (this.#o.strategy.deletionFinalizers ?? []);
+      const finalizers = [
+        ...new Set([...finalizersForDeletion(meta.finalizers ?? [], options), ...added]),
+      ];
       if (finalizers.length > 0 || this.#blocks(stored)) {
         const marked = cloneObject(stored);
-        markForDeletion(metaOf(marked), finalizers, this.#o.clock.now());
+        markForDeletion(
+          metaOf(marked),
+          finalizers,
+          this.#o.clock.now(),
+          this.#o.strategy.deletionTimestampOnly,
+        );
         this.#o.strategy.markDeleting?.(marked);
         const encoded = encodeForStorage(marked);
         if (encoded === kv.value || write.dryRun)
@@ -414,10 +422,15 @@ export class Store {
     return object;
   }
 
-  /** Drops unknown fields and applies defaults; see {@link fieldValidationWarnings}. */
+  /**
+   * Drops unknown fields and applies the defaults of the schema and of the kind, as kube's
+   * decoding of a body does; see {@link fieldValidationWarnings}.
+   */
   #normalize(object: KubeObject, options: WriteOptions): string[] {
+    const removed = this.#o.normalize?.(object) ?? [];
+    this.#o.strategy.defaults?.(object);
     return fieldValidationWarnings(
-      this.#o.normalize?.(object) ?? [],
+      removed,
       options.duplicateFields ?? [],
       options.fieldValidation,
       this.def,

@@ -45,7 +45,18 @@ export interface Strategy {
   readonly allowUnconditionalUpdate?: boolean;
   /** A successful DELETE answers with the object instead of a Success Status. */
   readonly returnDeletedObject?: boolean;
-  /** Sets defaults and clears what a client may not set, on create. Mutates `object`. */
+  /**
+   * kube's scheme defaulting of the kind (its `SetDefaults_*` functions): fills in what a written
+   * object leaves out, on the body of every write as it is decoded (create, update, patch,
+   * status), before field management records the write — so the writer owns the defaulted
+   * fields, as on kube. Mutates `object`. What kube's registry strategy sets (a created
+   * object's status, generated labels, allocated addresses) belongs in `prepareForCreate`.
+   */
+  defaults?(object: KubeObject): void;
+  /**
+   * Clears what a client may not set and sets what the server decides, on create (after field
+   * management: the writer does not own it). Mutates `object`.
+   */
   prepareForCreate?(object: KubeObject): void;
   /** Same on update, knowing the stored object. Mutates `object`. */
   prepareForUpdate?(object: KubeObject, old: KubeObject): void;
@@ -63,6 +74,16 @@ export interface Strategy {
    * namespace's `spec.finalizers`).
    */
   blocksDeletion?(object: KubeObject): boolean;
+  /**
+   * Finalizers kube's registry adds to an object when its deletion starts (a CRD's cleanup
+   * finalizer), so that it stays until they are done. @default none
+   */
+  readonly deletionFinalizers?: readonly string[];
+  /**
+   * Starting a deletion sets only `deletionTimestamp` — no grace period, no new generation — as
+   * the kinds kube deletes with code of their own do (namespaces, CRDs). @default false
+   */
+  readonly deletionTimestampOnly?: boolean;
   /** Checks that a DELETE is allowed (throws an ApiError otherwise). */
   beforeDelete?(object: KubeObject): void;
   /** Adjusts an object as its deletion starts (a namespace's Terminating phase). Mutates it. */

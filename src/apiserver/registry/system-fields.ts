@@ -80,13 +80,20 @@ export function keepSystemFields(meta: MutableMeta, old: MutableMeta, namespaced
 
 /**
  * Marks an object for deletion with the finalizers it keeps: the deletion time (once), grace
- * period 0, and the next generation for kinds that track it.
+ * period 0, and the next generation for kinds that track it — or, `timestampOnly`, the deletion
+ * time alone.
  */
-export function markForDeletion(meta: MutableMeta, finalizers: string[], nowMs: number): void {
+export function markForDeletion(
+  meta: MutableMeta,
+  finalizers: string[],
+  nowMs: number,
+  timestampOnly = false,
+): void {
   if (finalizers.length > 0) meta.finalizers = finalizers;
   else delete meta.finalizers;
   if (!meta.deletionTimestamp) {
     meta.deletionTimestamp = timestamp(nowMs);
+    if (timestampOnly) return;
     meta.deletionGracePeriodSeconds = 0;
     if ((meta.generation ?? 0) > 0) meta.generation = meta.generation! + 1;
   }

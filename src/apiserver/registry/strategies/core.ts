@@ -85,8 +85,7 @@ function normalizeSecret(object: KubeObject): void {
 
 /** Secrets: stringData folded into base64 data, type defaulted and immutable. */
 export const secretStrategy: Strategy = {
-  prepareForCreate: normalizeSecret,
-  prepareForUpdate: normalizeSecret,
+  defaults: normalizeSecret,
   validate: (o) => validateDataKeys(rec(o), ["data"]),
   validateUpdate(o, old) {
     const causes = immutableData(rec(o), rec(old), ["data"]);

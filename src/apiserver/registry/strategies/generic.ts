@@ -35,10 +35,11 @@ const TRACK_GENERATION = new Set([
 const PATH_SEGMENT_NAMES = "rbac.authorization.k8s.io";
 
 /**
- * How a built-in kind with no strategy of its own is served: stored as sent (pruned of nothing,
- * validated only as metadata), its `status` subresource where kube has one, and its generation
- * where kube tracks it, its Table columns as kube prints them — with the defaulting and
- * validation of the kinds that have rules here (the workloads).
+ * How a built-in kind with no strategy of its own is served: pruned of unknown fields as any
+ * built-in kind, otherwise stored as sent (validated only as metadata), its `status`
+ * subresource where kube has one, its generation where kube tracks it, its Table columns as
+ * kube prints them — with the defaulting and validation of the kinds that have rules here (the
+ * workloads).
  */
 export function genericStrategy(facts: BuiltinResourceFacts): Strategy {
   const key = facts.group === "" ? facts.plural : `${facts.group}/${facts.plural}`;

@@ -22,6 +22,12 @@ function specFinalizers(object: KubeObject): unknown[] {
 export const namespaceStrategy: Strategy = {
   nameRule: "label",
   returnDeletedObject: true,
+  deletionTimestampOnly: true,
+  defaults(object) {
+    // kube's SetDefaults_Namespace: a named namespace is labelled with its name.
+    const meta = metaOf(object);
+    if (meta.name) meta.labels = { ...meta.labels, "kubernetes.io/metadata.name": meta.name };
+  },
   prepareForCreate(object) {
     const o = rec(object);
     const meta = metaOf(object);

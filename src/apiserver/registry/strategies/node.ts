@@ -46,7 +46,7 @@ function validateNode(object: KubeObject): StatusCause[] {
  */
 export const nodeStrategy: Strategy = {
   statusSubresource: true,
-  prepareForCreate: defaultStatus,
+  defaults: defaultStatus,
   validate: validateNode,
   fieldSelectors: ["spec.unschedulable"],
   fields: (o) => ({

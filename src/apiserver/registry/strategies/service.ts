@@ -1,4 +1,4 @@
-import type { StatusCause } from "../../../core/index.ts";
+import type { KubeObject, StatusCause } from "../../../core/index.ts";
 import type { ClusterIpAllocator } from "../allocators.ts";
 import { field } from "../field-errors.ts";
 import type { Strategy } from "../strategy.ts";
@@ -8,6 +8,30 @@ import { arrayAt, child, type Json, rec, recordAt, setDefault, stringAt } from "
 const SERVICE_TYPES = ["ClusterIP", "NodePort", "LoadBalancer", "ExternalName"];
 const PROTOCOLS = ["TCP", "UDP", "SCTP"];
 
+/** kube's `SetDefaults_Service`. */
+function defaultService(object: KubeObject): void {
+  const spec = child(rec(object), "spec");
+  setDefault(spec, "sessionAffinity", "None");
+  if (spec.sessionAffinity === "None") delete spec.sessionAffinityConfig;
+  if (spec.sessionAffinity === "ClientIP") {
+    const clientIP = recordAt(recordAt(spec, "sessionAffinityConfig") ?? {}, "clientIP");
+    if (clientIP?.timeoutSeconds === undefined)
+      spec.sessionAffinityConfig = { clientIP: { timeoutSeconds: 10800 } };
+  }
+  setDefault(spec, "type", "ClusterIP");
+  for (const p of arrayAt(spec, "ports") ?? []) {
+    if (typeof p !== "object" || p === null) continue;
+    const port = p as Json;
+    setDefault(port, "protocol", "TCP");
+    if (port.targetPort === undefined || port.targetPort === 0 || port.targetPort === "")
+      port.targetPort = port.port;
+  }
+  const external = spec.type === "NodePort" || spec.type === "LoadBalancer";
+  if (external) setDefault(spec, "externalTrafficPolicy", "Cluster");
+  if (external || spec.type === "ClusterIP") setDefault(spec, "internalTrafficPolicy", "Cluster");
+  if (spec.type === "LoadBalancer") setDefault(spec, "allocateLoadBalancerNodePorts", true);
+}
+
 /**
  * Services: defaults (type, ports, a cluster IP from `ips`) and port validation. One strategy
  * per server, since its allocator is.
@@ -15,11 +39,10 @@ const PROTOCOLS = ["TCP", "UDP", "SCTP"];
 export const serviceStrategy = (ips: ClusterIpAllocator): Strategy => ({
   statusSubresource: true,
   returnDeletedObject: true,
+  defaults: defaultService,
   prepareForCreate(object) {
     const o = rec(object);
     const spec = child(o, "spec");
-    setDefault(spec, "type", "ClusterIP");
-    setDefault(spec, "sessionAffinity", "None");
     if (spec.type !== "ExternalName") {
       if (spec.clusterIP === undefined || spec.clusterIP === "") {
         spec.clusterIP = ips.allocate();
@@ -27,33 +50,15 @@ export const serviceStrategy = (ips: ClusterIpAllocator): Strategy => ({
       setDefault(spec, "clusterIPs", [spec.clusterIP]);
       setDefault(spec, "ipFamilies", ["IPv4"]);
       setDefault(spec, "ipFamilyPolicy", "SingleStack");
-      setDefault(spec, "internalTrafficPolicy", "Cluster");
-    }
-    for (const p of arrayAt(spec, "ports") ?? []) {
-      if (typeof p !== "object" || p === null) continue;
-      const port = p as Json;
-      setDefault(port, "protocol", "TCP");
-      setDefault(port, "targetPort", port.port);
     }
     o.status = { loadBalancer: {} };
   },
   prepareForUpdate(object, old) {
+    // What the server allocated stays when an update leaves it out, as kube's REST update keeps it.
     const spec = child(rec(object), "spec");
     const oldSpec = recordAt(rec(old), "spec") ?? {};
-    for (const k of [
-      "clusterIP",
-      "clusterIPs",
-      "ipFamilies",
-      "ipFamilyPolicy",
-      "internalTrafficPolicy",
-      "sessionAffinity",
-    ]) {
+    for (const k of ["clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"]) {
       if (spec[k] === undefined && oldSpec[k] !== undefined) spec[k] = oldSpec[k];
-    }
-    for (const p of arrayAt(spec, "ports") ?? []) {
-      if (typeof p !== "object" || p === null) continue;
-      setDefault(p as Json, "protocol", "TCP");
-      setDefault(p as Json, "targetPort", (p as Json).port);
     }
   },
   validate(object) {

@@ -1,38 +1,39 @@
-import type { KubeObject, StatusCause } from "../../../core/index.ts";
+import { deepEqual, type KubeObject, type StatusCause } from "../../../core/index.ts";
 import { field } from "../field-errors.ts";
 import type { Strategy } from "../strategy.ts";
 import { child, type Json, rec, recordAt, setDefault } from "./util.ts";
 import { defaultPodSpec, validatePodSpec } from "./workloads.ts";
 
 /*
- * The workload kinds besides Deployment and Pod, as kube's registry defaults them on create and
- * update (checked against kube-apiserver 1.36's answers): their pod templates get the pod spec
- * defaults, each kind its own fields, and a created object its first status. What they add to
+ * The workload kinds besides Deployment and Pod, as kube defaults them on every write (checked
+ * against kube-apiserver 1.36's answers): their pod templates get the pod spec defaults, each
+ * kind its own fields, and a created object its first status. What they add to
  * the generic strategy (generation, status subresource) is merged in by `genericStrategy`.
  */
 
 /** The part of a kind's strategy beyond the generic one. */
 export type KindRules = Pick<
   Strategy,
-  "prepareForCreate" | "prepareForUpdate" | "validate" | "validateUpdate"
+  "defaults" | "prepareForCreate" | "prepareForUpdate" | "validate" | "validateUpdate"
 >;
 
 /** `spec.template.spec`, created where absent. */
 const templateSpec = (spec: Json) => child(child(spec, "template"), "spec");
 
-/** A template's pod spec defaults, and the kind's own (`defaults`), on create and update. */
+/**
+ * The kind's defaults of its spec (`defaults`, a template's pod spec defaults among them), and
+ * the first status a created object gets (none without `status`).
+ */
 function defaulted(defaults: (spec: Json, o: Json) => void, status?: () => Json): KindRules {
   return {
-    prepareForCreate(object) {
-      const o = rec(object);
-      const spec = child(o, "spec");
-      defaults(spec, o);
-      if (status === undefined) delete o.status;
-      else o.status = status();
-    },
-    prepareForUpdate(object) {
+    defaults(object) {
       const o = rec(object);
       defaults(child(o, "spec"), o);
+    },
+    prepareForCreate(object) {
+      const o = rec(object);
+      if (status === undefined) delete o.status;
+      else o.status = status();
     },
   };
 }
@@ -109,11 +110,27 @@ const daemonSet: KindRules = {
     recordAt(recordAt(o, "spec") ?? {}, "template"),
   ),
 };
+/*
+ * The template generation: kube keeps it in its internal form and writes the annotation whenever
+ * it converts to v1, "0" for a body without one — so every writer owns the annotation — and
+ * then stores 1 on create, the stored generation on update (one more if the template changed).
+ */
+const daemonSetDefaults = daemonSet.defaults!;
 const daemonSetCreate = daemonSet.prepareForCreate!;
+const annotationsOf = (object: KubeObject) => child(child(rec(object), "metadata"), "annotations");
+daemonSet.defaults = (object) => {
+  daemonSetDefaults(object);
+  setDefault(annotationsOf(object), TEMPLATE_GENERATION, "0");
+};
 daemonSet.prepareForCreate = (object) => {
   daemonSetCreate(object);
-  const meta = child(rec(object), "metadata");
-  child(meta, "annotations")[TEMPLATE_GENERATION] = "1";
+  annotationsOf(object)[TEMPLATE_GENERATION] = "1";
+};
+daemonSet.prepareForUpdate = (object, old) => {
+  const stored = Number(old.metadata?.annotations?.[TEMPLATE_GENERATION] ?? 0);
+  const template = (o: KubeObject) => recordAt(recordAt(rec(o), "spec") ?? {}, "template");
+  const changed = !deepEqual(template(object), template(old));
+  annotationsOf(object)[TEMPLATE_GENERATION] = String(changed ? stored + 1 : stored);
 };
 
 /**
@@ -160,14 +177,13 @@ function validateJobTemplate(template: Json | undefined, path: string): StatusCa
 }
 
 const job: KindRules = {
+  defaults(object) {
+    jobSpecDefaults(child(rec(object), "spec"));
+  },
   prepareForCreate(object) {
     const o = rec(object);
-    jobSpecDefaults(child(o, "spec"));
     jobLabels(o);
     o.status = {};
-  },
-  prepareForUpdate(object) {
-    jobSpecDefaults(child(rec(object), "spec"));
   },
   validate(object) {
     return validateJobTemplate(
@@ -231,10 +247,7 @@ const replicationController: KindRules = {
 };
 
 const podTemplate: KindRules = {
-  prepareForCreate(object) {
-    defaultPodSpec(child(child(rec(object), "template"), "spec"), "template");
-  },
-  prepareForUpdate(object) {
+  defaults(object) {
     defaultPodSpec(child(child(rec(object), "template"), "spec"), "template");
   },
   ...validatesTemplate("template.spec", (o) => recordAt(o, "template")),

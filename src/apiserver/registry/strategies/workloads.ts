@@ -129,15 +129,12 @@ function podSpecUpdateCauses(spec: Json, old: Json): StatusCause[] {
 export const podStrategy: Strategy = {
   statusSubresource: true,
   returnDeletedObject: true,
-  prepareForCreate(object) {
-    const o = rec(object);
-    defaultPodSpec(child(o, "spec"));
-    defaultRequests(child(o, "spec"));
-    o.status = { phase: "Pending", qosClass: "BestEffort" };
-  },
-  prepareForUpdate(object) {
+  defaults(object) {
     defaultPodSpec(child(rec(object), "spec"));
     defaultRequests(child(rec(object), "spec"));
+  },
+  prepareForCreate(object) {
+    rec(object).status = { phase: "Pending", qosClass: "BestEffort" };
   },
   prepareSubresource: (subresource, body, stored, nowMs) =>
     subresource === "binding" ? bindPod(body, stored, nowMs) : body,
@@ -174,9 +171,8 @@ export const podStrategy: Strategy = {
 export const deploymentStrategy: Strategy = {
   trackGeneration: true,
   statusSubresource: true,
-  prepareForCreate(object) {
-    const o = rec(object);
-    const spec = child(o, "spec");
+  defaults(object) {
+    const spec = child(rec(object), "spec");
     setDefault(spec, "replicas", 1);
     setDefault(spec, "revisionHistoryLimit", 10);
     setDefault(spec, "progressDeadlineSeconds", 600);
@@ -188,12 +184,9 @@ export const deploymentStrategy: Strategy = {
       setDefault(ru, "maxSurge", "25%");
     }
     defaultPodSpec(child(child(spec, "template"), "spec"), "template");
-    delete o.status;
   },
-  prepareForUpdate(object) {
-    const spec = child(rec(object), "spec");
-    setDefault(spec, "replicas", 1);
-    defaultPodSpec(child(child(spec, "template"), "spec"), "template");
+  prepareForCreate(object) {
+    delete rec(object).status;
   },
   validate(object) {
     const spec = recordAt(rec(object), "spec") ?? {};
