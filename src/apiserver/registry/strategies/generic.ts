@@ -1,6 +1,8 @@
 import type { BuiltinResourceFacts } from "../../../resources/index.ts";
 import type { Strategy } from "../strategy.ts";
+import { ADMISSION_KINDS } from "./admission-kinds.ts";
 import { COLUMNS_BY_RESOURCE, TABLE_ORDER_BY_RESOURCE } from "./columns/by-resource.ts";
+import type { KindRules } from "./kind-rules.ts";
 import { WORKLOAD_KINDS } from "./workload-kinds.ts";
 
 /**
@@ -31,6 +33,12 @@ const TRACK_GENERATION = new Set([
   "resource.k8s.io/resourceslices",
 ]);
 
+/** The rules of the kinds that have rules of their own, by `group/plural` (`plural` in core). */
+const KIND_RULES: Readonly<Record<string, KindRules>> = {
+  ...WORKLOAD_KINDS,
+  ...ADMISSION_KINDS,
+};
+
 /** RBAC objects are named by path segment (`system:controller:x`), as kube's ValidateRBACName. */
 const PATH_SEGMENT_NAMES = "rbac.authorization.k8s.io";
 
@@ -38,8 +46,8 @@ const PATH_SEGMENT_NAMES = "rbac.authorization.k8s.io";
  * How a built-in kind with no strategy of its own is served: pruned of unknown fields as any
  * built-in kind, otherwise stored as sent (validated only as metadata), its `status`
  * subresource where kube has one, its generation where kube tracks it, its Table columns as
- * kube prints them — with the defaulting and validation of the kinds that have rules here (the
- * workloads).
+ * kube prints them — with the defaulting, registry rules and validation of the kinds that have
+ * rules of their own (`KIND_RULES`).
  */
 export function genericStrategy(facts: BuiltinResourceFacts): Strategy {
   const key = facts.group === "" ? facts.plural : `${facts.group}/${facts.plural}`;
@@ -49,6 +57,6 @@ export function genericStrategy(facts: BuiltinResourceFacts): Strategy {
     statusSubresource: facts.subresources.some((s) => s.name === "status"),
     columns: COLUMNS_BY_RESOURCE[key],
     tableOrder: TABLE_ORDER_BY_RESOURCE[key],
-    ...WORKLOAD_KINDS[key],
+    ...KIND_RULES[key],
   };
 }

@@ -1,6 +1,6 @@
 import { deepEqual, type KubeObject, type StatusCause } from "../../../core/index.ts";
 import { field } from "../field-errors.ts";
-import type { Strategy } from "../strategy.ts";
+import type { KindRules } from "./kind-rules.ts";
 import { child, type Json, rec, recordAt, setDefault } from "./util.ts";
 import { defaultPodSpec, validatePodSpec } from "./workloads.ts";
 
@@ -10,12 +10,6 @@ import { defaultPodSpec, validatePodSpec } from "./workloads.ts";
  * kind its own fields, and a created object its first status. What they add to
  * the generic strategy (generation, status subresource) is merged in by `genericStrategy`.
  */
-
-/** The part of a kind's strategy beyond the generic one. */
-export type KindRules = Pick<
-  Strategy,
-  "defaults" | "prepareForCreate" | "prepareForUpdate" | "validate" | "validateUpdate"
->;
 
 /** `spec.template.spec`, created where absent. */
 const templateSpec = (spec: Json) => child(child(spec, "template"), "spec");
