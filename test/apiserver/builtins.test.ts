@@ -178,7 +178,7 @@ describe("API server over HTTP: built-in kinds", () => {
     });
     assert.equal(svc.status, 201);
     assert.equal(svc.body.spec.type, "ClusterIP");
-    assert.match(svc.body.spec.clusterIP, /^10\.96\./);
+    assert.match(svc.body.spec.clusterIP, /^10\.0\.0\./);
     assert.deepEqual(svc.body.spec.ports, [{ port: 80, protocol: "TCP", targetPort: 80 }]);
     const bad = await call(s.url, "POST", path, {
       metadata: { name: "bad" },

@@ -4,6 +4,7 @@ import {
   type CancelTimer,
   type Clock,
   checkNumber,
+  errorMessage,
   errors,
   InvalidOptionError,
   realClock,
@@ -12,6 +13,7 @@ import { requestAuth } from "../auth/request-auth.ts";
 import { CrdController } from "../crd/crd-controller.ts";
 import { FieldManagers } from "../managedfields/field-managers.ts";
 import { Registry } from "../registry/registry.ts";
+import { parseIpv4Cidr, parsePortRange } from "../registry/service-allocation.ts";
 import { MemoryStorage } from "../storage/memory-storage.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { WatchCacheOptions, WatchCacheStats } from "../watchcache/watch-cache.ts";
@@ -51,6 +53,16 @@ export interface ApiServerOptions {
   minRequestTimeoutSeconds?: number;
   /** How often storage history is compacted (kube: 5 min). 0 disables it. @default 300000 */
   compactionIntervalMs?: number;
+  /**
+   * The IPv4 range Services' cluster IPs come from (kube's --service-cluster-ip-range).
+   * @default "10.0.0.0/24", as kube-apiserver's
+   */
+  serviceClusterIpRange?: string;
+  /**
+   * The range Services' node ports come from (kube's --service-node-port-range).
+   * @default "30000-32767"
+   */
+  serviceNodePortRange?: string;
   /** Watch cache tuning, for every resource. */
   watchCache?: Partial<
     Pick<
@@ -127,6 +139,7 @@ export class ApiServer {
       storage: this.#storage,
       clock: this.#clock,
       ...(options.watchCache ? { watchCache: options.watchCache } : {}),
+      ...serviceRanges(owner, options),
     });
     this.#fields = new FieldManagers({ registry: this.#registry, clock: this.#clock });
     this.#crds = new CrdController(this.#registry, this.#fields);
@@ -348,4 +361,27 @@ function notFound() {
   e.status.message = "the server could not find the requested resource";
   e.status.details = {};
   return e;
+}
+
+/** The Service ranges of `options`, checked (an InvalidOptionError says what is wrong). */
+function serviceRanges(
+  owner: string,
+  options: ApiServerOptions,
+): { serviceClusterIpRange?: string; serviceNodePortRange?: string } {
+  const out: { serviceClusterIpRange?: string; serviceNodePortRange?: string } = {};
+  const checks = [
+    ["serviceClusterIpRange", parseIpv4Cidr],
+    ["serviceNodePortRange", parsePortRange],
+  ] as const;
+  for (const [name, parse] of checks) {
+    const value = options[name];
+    if (value === undefined) continue;
+    try {
+      parse(value);
+    } catch (err) {
+      throw new InvalidOptionError(owner, name, value, errorMessage(err));
+    }
+    out[name] = value;
+  }
+  return out;
 }

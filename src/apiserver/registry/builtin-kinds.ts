@@ -16,9 +16,9 @@ import {
   services,
 } from "../../resources/index.ts";
 import type { WatchEncoder } from "../watchcache/cache-event.ts";
-import type { ClusterIpAllocator } from "./allocators.ts";
 import { APPS_SCALE, REPLICATION_CONTROLLER_SCALE } from "./scale.ts";
 import { ALL_VERBS, type ScaleSubresource } from "./served.ts";
+import type { WriteLifecycle } from "./store-options.ts";
 import { configMapStrategy, secretStrategy, serviceAccountStrategy } from "./strategies/core.ts";
 import {
   eventFromV1,
@@ -50,6 +50,8 @@ export interface BuiltinSpec {
   readonly fromStorage?: (o: KubeObject) => KubeObject;
   readonly toStorage?: (o: KubeObject) => KubeObject;
   readonly storageApiVersion?: string;
+  /** Work its writes do beyond the object (a Service's IPs and ports). */
+  readonly lifecycle?: WriteLifecycle;
 }
 
 /** Where namespaces are stored. */
@@ -61,13 +63,11 @@ const eventsV1Encoder: WatchEncoder = Object.freeze({
 });
 
 /**
- * The built-in kinds a server serves from the start, with the allocators of that server. (The
- * CRD resource is installed by the CRD controller, which owns its strategy.)
+ * The built-in kinds a server serves from the start, with that server's claims of Services'
+ * IPs and ports. (The CRD resource is installed by the CRD controller, which owns its strategy.)
  */
-export function builtinSpecs(allocators: {
-  readonly clusterIps: ClusterIpAllocator;
-}): BuiltinSpec[] {
-  const specific = specificSpecs(allocators);
+export function builtinSpecs(serviceClaims: WriteLifecycle): BuiltinSpec[] {
+  const specific = specificSpecs(serviceClaims);
   return [...specific, ...genericSpecs(specific)];
 }
 
@@ -130,7 +130,7 @@ function genericSpecs(specific: readonly BuiltinSpec[]): BuiltinSpec[] {
   return out;
 }
 
-function specificSpecs(allocators: { readonly clusterIps: ClusterIpAllocator }): BuiltinSpec[] {
+function specificSpecs(serviceClaims: WriteLifecycle): BuiltinSpec[] {
   return [
     {
       def: namespaces,
@@ -143,8 +143,9 @@ function specificSpecs(allocators: { readonly clusterIps: ClusterIpAllocator }):
     { def: secrets, strategy: secretStrategy, prefix: "/registry/secrets/" },
     {
       def: services,
-      strategy: serviceStrategy(allocators.clusterIps),
+      strategy: serviceStrategy,
       prefix: "/registry/services/specs/",
+      lifecycle: serviceClaims,
       subresources: ["status"],
       verbs: ALL_VERBS.filter((v) => v !== "deletecollection"),
     },

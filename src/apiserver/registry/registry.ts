@@ -11,13 +11,19 @@ import type { Storage } from "../storage/storage.ts";
 import { jsonEncoder } from "../watchcache/cache-event.ts";
 import { EventLoopTurns } from "../watchcache/event-loop-turns.ts";
 import { WatchCache, type WatchCacheOptions } from "../watchcache/watch-cache.ts";
-import { ClusterIpAllocator } from "./allocators.ts";
 import { builtinSpecs, NAMESPACES_PREFIX } from "./builtin-kinds.ts";
 import { decodeFromStorage } from "./codec.ts";
 import { pruneBuiltin } from "./known-fields.ts";
 import { NamespaceAdmission } from "./namespace-admission.ts";
 import { omitEmpty } from "./omit-empty.ts";
 import { ALL_VERBS, type ServedResource } from "./served.ts";
+import {
+  DEFAULT_SERVICE_CLUSTER_IP_RANGE,
+  DEFAULT_SERVICE_NODE_PORT_RANGE,
+  parseIpv4Cidr,
+  parsePortRange,
+  ServiceAllocations,
+} from "./service-allocation.ts";
 import { Store } from "./store.ts";
 import type { StoreOptions } from "./store-options.ts";
 import { SYSTEM_NAMESPACES } from "./strategies/namespace.ts";
@@ -41,6 +47,18 @@ export interface RegistryOptions {
   /** @default realClock */
   readonly clock?: Clock;
   /**
+   * Where Services' cluster IPs come from (kube's --service-cluster-ip-range).
+   * @default "10.0.0.0/24"
+   */
+  readonly serviceClusterIpRange?: string;
+  /**
+   * Where Services' node ports come from (kube's --service-node-port-range).
+   * @default "30000-32767"
+   */
+  readonly serviceNodePortRange?: string;
+  /** Picks a number in [0, 1) for the IPs and ports handed out. @default Math.random */
+  readonly random?: () => number;
+  /**
    * Options for every watch cache (history sizes, watcher buffers, bookmark period).
    * @default the watch cache's defaults
    */
@@ -59,7 +77,13 @@ export type InstallOptions = Pick<ServedResource, "subresources" | "verbs" | "st
   Partial<
     Pick<
       StoreOptions,
-      "fromStorage" | "toStorage" | "storageApiVersion" | "validate" | "normalize" | "decode"
+      | "fromStorage"
+      | "toStorage"
+      | "storageApiVersion"
+      | "validate"
+      | "normalize"
+      | "decode"
+      | "lifecycle"
     >
   > & {
     /** Replace the prefix's watch cache by a new one (see {@link Registry.install}). @default false */
@@ -82,7 +106,9 @@ export class Registry {
   readonly #served = new Map<string, ServedResource>();
   readonly #caches = new Map<string, WatchCache>();
   readonly #namespaces: NamespaceAdmission;
-  readonly #clusterIps = new ClusterIpAllocator();
+  readonly #services: ServiceAllocations;
+  /** The options of the server's own writes (its field management), from `start`. */
+  #write: (served: ServedResource) => WriteOptions = () => ({});
   /** One counter of event-loop turns for all this server's watchers. */
   readonly #turns = new EventLoopTurns();
   #started = false;
@@ -94,6 +120,18 @@ export class Registry {
     this.#namespaces = new NamespaceAdmission(this.storage, () =>
       this.#caches.get(NAMESPACES_PREFIX),
     );
+    this.#services = new ServiceAllocations({
+      storage: this.storage,
+      ipAddresses: () => this.lookup("networking.k8s.io", "v1", "ipaddresses"),
+      write: (served) => this.#write(served),
+      clusterIpRange: parseIpv4Cidr(
+        options.serviceClusterIpRange ?? DEFAULT_SERVICE_CLUSTER_IP_RANGE,
+      ),
+      nodePortRange: parsePortRange(
+        options.serviceNodePortRange ?? DEFAULT_SERVICE_NODE_PORT_RANGE,
+      ),
+      ...(options.random ? { random: options.random } : {}),
+    });
   }
 
   /**
@@ -103,7 +141,8 @@ export class Registry {
   async start(write: (served: ServedResource) => WriteOptions = () => ({})): Promise<void> {
     if (this.#started) return;
     this.#started = true;
-    for (const spec of builtinSpecs({ clusterIps: this.#clusterIps })) {
+    this.#write = write;
+    for (const spec of builtinSpecs(this.#services)) {
       // Objects are normalized in the form they are stored in (an events.k8s.io Event as a
       // core one).
       const { group, version } = parseApiVersion(spec.storageApiVersion ?? apiVersionOf(spec.def));
@@ -121,6 +160,7 @@ export class Registry {
         ...(spec.fromStorage ? { fromStorage: spec.fromStorage } : {}),
         ...(spec.toStorage ? { toStorage: spec.toStorage } : {}),
         ...(spec.storageApiVersion ? { storageApiVersion: spec.storageApiVersion } : {}),
+        ...(spec.lifecycle ? { lifecycle: spec.lifecycle } : {}),
       });
     }
     const ns = this.lookup("", "v1", "namespaces")!;

@@ -53,4 +53,24 @@ export interface StoreOptions {
   readonly toStorage?: (object: KubeObject) => KubeObject;
   /** Picks a number in [0, 1) for generated names. @default Math.random */
   readonly random?: () => number;
+  /** Work a write does beyond the object's own key (a Service's IPs and ports). @default none */
+  readonly lifecycle?: WriteLifecycle;
 }
+
+/**
+ * What kube's generic store calls BeginCreate, BeginUpdate and AfterDelete: work a write does
+ * outside the object's key — claiming a Service's cluster IP and node ports in storage — that
+ * must be undone if the write fails. A begin hook runs once the object is prepared and
+ * validated, may change it (the values it claimed), and returns the function the store calls
+ * with the outcome: true once the object is written, false if it was not (then the claims are
+ * released). A dry run checks without claiming.
+ */
+export interface WriteLifecycle {
+  beginCreate?(object: KubeObject, dryRun: boolean): Promise<Finish>;
+  beginUpdate?(object: KubeObject, old: KubeObject, dryRun: boolean): Promise<Finish>;
+  /** The object is gone from storage (a DELETE, or its last finalizer removed). */
+  afterDelete?(object: KubeObject): Promise<void>;
+}
+
+/** The end of a write a {@link WriteLifecycle} began: `written` says if it was stored. */
+export type Finish = (written: boolean) => Promise<void>;

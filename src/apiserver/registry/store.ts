@@ -179,19 +179,26 @@ export class Store {
       strategy.validateCreate?.(object),
     );
     if (this.#namespaced) await this.#o.admitNamespace?.(namespace, this.#gr, meta.name ?? "");
-    for (let attempt = 1; ; attempt++) {
-      const key = this.key(namespace, meta.name!);
-      if (await this.#tryCreate(key, object, options)) {
-        options.warnings?.push(...warnings);
-        return this.#out(object);
+    const finish = await this.#o.lifecycle?.beginCreate?.(object, options.dryRun ?? false);
+    let written = false;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        const key = this.key(namespace, meta.name!);
+        if (await this.#tryCreate(key, object, options)) {
+          written = true;
+          options.warnings?.push(...warnings);
+          return this.#out(object);
+        }
+        if (!generate || attempt >= GENERATE_NAME_ATTEMPTS) {
+          const existing = await this.#o.storage.get(key);
+          const deleting =
+            existing !== undefined && Boolean(this.#decode(existing).metadata?.deletionTimestamp);
+          throw errors.alreadyExists(this.#gr, meta.name!, deleting);
+        }
+        meta.name = nextName();
       }
-      if (!generate || attempt >= GENERATE_NAME_ATTEMPTS) {
-        const existing = await this.#o.storage.get(key);
-        const deleting =
-          existing !== undefined && Boolean(this.#decode(existing).metadata?.deletionTimestamp);
-        throw errors.alreadyExists(this.#gr, meta.name!, deleting);
-      }
-      meta.name = nextName();
+    } finally {
+      await finish?.(written && !options.dryRun);
     }
   }
 
@@ -267,14 +274,29 @@ export class Store {
         if (!options.dryRun) {
           const { revision } = await this.#o.storage.delete(key, kv.modRevision);
           meta.resourceVersion = String(revision);
+          await this.#o.lifecycle?.afterDelete?.(object);
         }
         return done(object);
       }
-      const encoded = encodeForStorage(object);
-      if (encoded === kv.value) return done(stored); // no-op: no new revision, no event
-      meta.resourceVersion = options.dryRun
-        ? stored.metadata!.resourceVersion!
-        : String((await this.#o.storage.update(key, encoded, kv.modRevision)).modRevision);
+      const finish = await this.#o.lifecycle?.beginUpdate?.(
+        object,
+        stored,
+        options.dryRun ?? false,
+      );
+      let written = false;
+      try {
+        const encoded = encodeForStorage(object);
+        if (encoded === kv.value) {
+          written = true; // what is stored stays, claims and all
+          return done(stored); // no-op: no new revision, no event
+        }
+        meta.resourceVersion = options.dryRun
+          ? stored.metadata!.resourceVersion!
+          : String((await this.#o.storage.update(key, encoded, kv.modRevision)).modRevision);
+        written = !options.dryRun;
+      } finally {
+        await finish?.(written);
+      }
       return done(object);
     });
   }
@@ -338,6 +360,7 @@ export class Store {
       const { revision } = await this.#o.storage.delete(key, kv.modRevision);
       meta.resourceVersion = String(revision);
       this.#o.onDeletionWritten?.(name, revision);
+      await this.#o.lifecycle?.afterDelete?.(stored);
       return { object: this.#out(stored), deleted: true };
     });
   }

@@ -8,7 +8,8 @@ import type { Command } from "../command.ts";
 
 const USAGE = `usage: kontroller serve [--host 127.0.0.1] [--port 6443] [--kubeconfig-out PATH] [--token TOKEN]
                         [--storage memory|etcd] [--etcd-endpoints URL,...] [--etcd-prefix /registry]
-                        [--controllers all|none]
+                        [--controllers all|none] [--service-cluster-ip-range CIDR]
+                        [--service-node-port-range FIRST-LAST]
 
 Runs the embedded Kubernetes-compatible API server until SIGINT or SIGTERM.
   --host            address to bind (default 127.0.0.1: loopback only)
@@ -23,6 +24,11 @@ Runs the embedded Kubernetes-compatible API server until SIGINT or SIGTERM.
                     prefix on one etcd serve the same objects
   --controllers     all: run the garbage collector and the namespace controller against the
                     server (default); none: the bare API server
+  --service-cluster-ip-range
+                    the IPv4 range Services' cluster IPs come from (default 10.0.0.0/24, as
+                    kube-apiserver's)
+  --service-node-port-range
+                    the range Services' node ports come from (default 30000-32767)
 `;
 
 /** `kontroller serve`: returns the exit code. */
@@ -36,6 +42,8 @@ async function serve(args: string[]): Promise<number> {
     "etcd-endpoints"?: string;
     "etcd-prefix"?: string;
     controllers?: string;
+    "service-cluster-ip-range"?: string;
+    "service-node-port-range"?: string;
     help?: boolean;
   };
   try {
@@ -50,6 +58,8 @@ async function serve(args: string[]): Promise<number> {
         "etcd-endpoints": { type: "string" },
         "etcd-prefix": { type: "string" },
         controllers: { type: "string" },
+        "service-cluster-ip-range": { type: "string" },
+        "service-node-port-range": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -105,6 +115,12 @@ async function serve(args: string[]): Promise<number> {
       port,
       ...(values.token !== undefined ? { token: values.token } : {}),
       ...(etcd !== undefined ? { storage: etcd } : {}),
+      ...(values["service-cluster-ip-range"] !== undefined
+        ? { serviceClusterIpRange: values["service-cluster-ip-range"] }
+        : {}),
+      ...(values["service-node-port-range"] !== undefined
+        ? { serviceNodePortRange: values["service-node-port-range"] }
+        : {}),
     });
   } catch (err) {
     process.stderr.write(`kontroller serve: ${errorMessage(err)}\n`);

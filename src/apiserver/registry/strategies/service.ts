@@ -1,6 +1,6 @@
-import type { KubeObject, StatusCause } from "../../../core/index.ts";
-import type { ClusterIpAllocator } from "../allocators.ts";
+import { deepEqual, type KubeObject, type StatusCause } from "../../../core/index.ts";
 import { field } from "../field-errors.ts";
+import { ipToNumber } from "../service-allocation.ts";
 import type { Strategy } from "../strategy.ts";
 import { SERVICE_COLUMNS } from "./columns/networking.ts";
 import { arrayAt, child, type Json, rec, recordAt, setDefault, stringAt } from "./util.ts";
@@ -36,7 +36,7 @@ function defaultService(object: KubeObject): void {
  * Services: defaults (type, ports, a cluster IP from `ips`) and port validation. One strategy
  * per server, since its allocator is.
  */
-export const serviceStrategy = (ips: ClusterIpAllocator): Strategy => ({
+export const serviceStrategy: Strategy = {
   statusSubresource: true,
   returnDeletedObject: true,
   defaults: defaultService,
@@ -44,21 +44,45 @@ export const serviceStrategy = (ips: ClusterIpAllocator): Strategy => ({
     const o = rec(object);
     const spec = child(o, "spec");
     if (spec.type !== "ExternalName") {
-      if (spec.clusterIP === undefined || spec.clusterIP === "") {
-        spec.clusterIP = ips.allocate();
-      }
-      setDefault(spec, "clusterIPs", [spec.clusterIP]);
-      setDefault(spec, "ipFamilies", ["IPv4"]);
-      setDefault(spec, "ipFamilyPolicy", "SingleStack");
+      // The cluster IP itself is claimed once the Service is valid (service-allocation.ts).
+      if (typeof spec.clusterIP === "string" && spec.clusterIP !== "")
+        setDefault(spec, "clusterIPs", [spec.clusterIP]);
+      // A headless Service without a selector may have both families, as kube defaults it.
+      const headlessAny = spec.clusterIP === "None" && recordAt(spec, "selector") === undefined;
+      setDefault(spec, "ipFamilyPolicy", headlessAny ? "RequireDualStack" : "SingleStack");
+      setDefault(spec, "ipFamilies", headlessAny ? ["IPv4", "IPv6"] : ["IPv4"]);
     }
     o.status = { loadBalancer: {} };
   },
   prepareForUpdate(object, old) {
-    // What the server allocated stays when an update leaves it out, as kube's REST update keeps it.
+    // What the server allocated stays when an update leaves it out, as kube's REST update
+    // patches it in: the cluster IPs and families, and each port's node port by port name.
     const spec = child(rec(object), "spec");
     const oldSpec = recordAt(rec(old), "spec") ?? {};
-    for (const k of ["clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"]) {
-      if (spec[k] === undefined && oldSpec[k] !== undefined) spec[k] = oldSpec[k];
+    const needsIp = (s: Json) => s.type !== "ExternalName";
+    if (needsIp(spec) && needsIp(oldSpec)) {
+      for (const k of ["clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"]) {
+        if ((spec[k] === undefined || spec[k] === "") && oldSpec[k] !== undefined)
+          spec[k] = oldSpec[k];
+      }
+    }
+    // A clusterIP changed alone moves clusterIPs with it (or clears them), so that validation
+    // sees the change where kube reports it.
+    if (spec.clusterIP !== oldSpec.clusterIP && deepEqual(spec.clusterIPs, oldSpec.clusterIPs)) {
+      if (typeof spec.clusterIP === "string" && spec.clusterIP !== "")
+        spec.clusterIPs = [spec.clusterIP];
+      else delete spec.clusterIPs;
+    }
+    const needsNodePorts = (s: Json) => s.type === "NodePort" || s.type === "LoadBalancer";
+    if (!needsNodePorts(spec) || !needsNodePorts(oldSpec)) return;
+    const nodePorts = (s: Json) =>
+      (arrayAt(s, "ports") ?? []).filter((p): p is Json => typeof p === "object" && p !== null);
+    const used = new Set(nodePorts(spec).map((p) => p.nodePort));
+    const byName = new Map(nodePorts(oldSpec).map((p) => [p.name, p.nodePort]));
+    for (const p of nodePorts(spec)) {
+      if (p.nodePort !== undefined && p.nodePort !== 0) continue;
+      const old = byName.get(p.name);
+      if (old !== undefined && old !== 0 && !used.has(old)) p.nodePort = old;
     }
   },
   validate(object) {
@@ -91,12 +115,35 @@ export const serviceStrategy = (ips: ClusterIpAllocator): Strategy => ({
       if (!PROTOCOLS.includes(String(p.protocol)))
         causes.push(field.notSupported(`${path}.protocol`, p.protocol, PROTOCOLS));
     });
+    causes.push(...clusterIpProblems(spec));
     return causes;
   },
   validateUpdate(object, old) {
-    const a = stringAt(object, "spec.clusterIP");
-    const b = stringAt(old, "spec.clusterIP");
-    return a !== b && b !== undefined && b !== "" ? [field.immutable("spec.clusterIP", a)] : [];
+    const ips = arrayAt(recordAt(rec(object), "spec") ?? {}, "clusterIPs") ?? [];
+    const oldIps = arrayAt(recordAt(rec(old), "spec") ?? {}, "clusterIPs") ?? [];
+    const type = stringAt(object, "spec.type");
+    const was = oldIps[0];
+    // kube: an allocated cluster IP stays until the Service becomes an ExternalName one.
+    return was !== undefined && was !== "" && type !== "ExternalName" && ips[0] !== was
+      ? [field.invalid("spec.clusterIPs[0]", ips, "may not change once set")]
+      : [];
   },
   columns: SERVICE_COLUMNS,
-});
+};
+
+/** The cluster IPs a client set: addresses (or "None", first), the first the same as clusterIP. */
+function clusterIpProblems(spec: Json): StatusCause[] {
+  const causes: StatusCause[] = [];
+  (arrayAt(spec, "clusterIPs") ?? []).forEach((ip, i) => {
+    if (i === 0 && ip === "None") return;
+    if (typeof ip !== "string" || ipToNumber(ip) === undefined)
+      causes.push(
+        field.invalid(
+          `spec.clusterIPs[${i}]`,
+          ip,
+          "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)",
+        ),
+      );
+  });
+  return causes;
+}
