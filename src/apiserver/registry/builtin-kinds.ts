@@ -1,6 +1,7 @@
 import type { KubeObject } from "../../core/index.ts";
 import {
   BUILTIN_RESOURCES,
+  type BuiltinResourceFacts,
   configMaps,
   deployments,
   events,
@@ -28,6 +29,14 @@ import {
   leaseStrategy,
 } from "./strategies/events-leases.ts";
 import { genericStrategy } from "./strategies/generic.ts";
+import {
+  hpaAsRead,
+  hpaV1FromStorage,
+  hpaV1Strategy,
+  hpaV2FromBody,
+  hpaV2Strategy,
+} from "./strategies/hpa.ts";
+import { hpaFromV1 } from "./strategies/hpa-conversion.ts";
 import { namespaceStrategy } from "./strategies/namespace.ts";
 import { nodeStrategy } from "./strategies/node.ts";
 import { serviceStrategy } from "./strategies/service.ts";
@@ -95,8 +104,7 @@ const SCALED: ReadonlyMap<string, ScaleSubresource> = new Map([
 
 /**
  * Every other resource kube-apiserver 1.36 serves by default, on the generic strategy, stored
- * under `/registry/<group>/<plural>/`. Not yet: autoscaling/v1 HorizontalPodAutoscalers (kube
- * converts them to and from v2's storage; v2 is served).
+ * under `/registry/<group>/<plural>/`.
  */
 function genericSpecs(specific: readonly BuiltinSpec[]): BuiltinSpec[] {
   const served = new Set(specific.map((s) => `${s.def.group}/${s.def.version}/${s.def.plural}`));
@@ -104,19 +112,10 @@ function genericSpecs(specific: readonly BuiltinSpec[]): BuiltinSpec[] {
   for (const facts of BUILTIN_RESOURCES) {
     if (served.has(`${facts.group}/${facts.version}/${facts.plural}`)) continue;
     if (NOT_STORED.has(`${facts.group}/${facts.plural}`)) continue;
-    if (facts.group === "autoscaling" && facts.version === "v1") continue;
     const strategy = genericStrategy(facts);
     const scale = SCALED.get(`${facts.group}/${facts.plural}`);
     out.push({
-      def: resourceDefinition({
-        group: facts.group,
-        version: facts.version,
-        kind: facts.kind,
-        plural: facts.plural,
-        scope: facts.namespaced ? "Namespaced" : "Cluster",
-        shortNames: facts.shortNames,
-        categories: facts.categories,
-      }),
+      def: definitionOf(facts),
       strategy,
       prefix: `/registry/${facts.group === "" ? "" : `${facts.group}/`}${facts.plural}/`,
       subresources: [
@@ -128,6 +127,66 @@ function genericSpecs(specific: readonly BuiltinSpec[]): BuiltinSpec[] {
     });
   }
   return out;
+}
+
+/** The definition of a built-in resource from its facts. */
+function definitionOf(facts: BuiltinResourceFacts): ResourceDefinition {
+  return resourceDefinition({
+    group: facts.group,
+    version: facts.version,
+    kind: facts.kind,
+    plural: facts.plural,
+    scope: facts.namespaced ? "Namespaced" : "Cluster",
+    shortNames: facts.shortNames,
+    categories: facts.categories,
+  });
+}
+
+/** The facts of the built-in resource `plural` of `group`/`version`. */
+function factsOf(group: string, version: string, plural: string): BuiltinResourceFacts {
+  const facts = BUILTIN_RESOURCES.find(
+    (f) => f.group === group && f.version === version && f.plural === plural,
+  );
+  if (facts === undefined) throw new Error(`no built-in resource ${group}/${version} ${plural}`);
+  return facts;
+}
+
+/** An encoder that writes each stored object as `convert` serves it. */
+function convertingEncoder(id: string, convert: (o: KubeObject) => KubeObject): WatchEncoder {
+  return Object.freeze({ id, encode: (o: KubeObject) => JSON.stringify(convert(o)) });
+}
+
+/**
+ * HorizontalPodAutoscalers, stored as autoscaling/v2 and served as v2 and v1 (converted), each
+ * read with v2's defaults as kube reads them from etcd.
+ */
+function hpaSpecs(): BuiltinSpec[] {
+  const prefix = "/registry/horizontalpodautoscalers/";
+  const v2 = factsOf("autoscaling", "v2", "horizontalpodautoscalers");
+  const v1 = factsOf("autoscaling", "v1", "horizontalpodautoscalers");
+  return [
+    {
+      def: definitionOf(v2),
+      strategy: hpaV2Strategy,
+      prefix,
+      subresources: ["status"],
+      verbs: [...v2.verbs],
+      encoder: convertingEncoder("autoscaling/v2:hpa", hpaAsRead),
+      fromStorage: hpaAsRead,
+      toStorage: hpaV2FromBody,
+    },
+    {
+      def: definitionOf(v1),
+      strategy: hpaV1Strategy,
+      prefix,
+      subresources: ["status"],
+      verbs: [...v1.verbs],
+      encoder: convertingEncoder("autoscaling/v1:hpa", hpaV1FromStorage),
+      fromStorage: hpaV1FromStorage,
+      toStorage: hpaFromV1,
+      storageApiVersion: "autoscaling/v2",
+    },
+  ];
 }
 
 function specificSpecs(serviceClaims: WriteLifecycle): BuiltinSpec[] {
@@ -184,5 +243,6 @@ function specificSpecs(serviceClaims: WriteLifecycle): BuiltinSpec[] {
       subresources: ["status", "scale"],
       scale: APPS_SCALE,
     },
+    ...hpaSpecs(),
   ];
 }
