@@ -263,7 +263,7 @@ describe("API server over HTTP: writes", () => {
     const c = await call(s.url, "POST", path, deploy);
     assert.equal(c.status, 201);
     assert.equal(c.body.metadata.generation, 1);
-    assert.equal(c.body.status, undefined, "create drops status");
+    assert.deepEqual(c.body.status, {}, "create replaces the status sent, as kube does");
     assert.equal(c.body.spec.replicas, 1, "defaulted");
     const st = await call(s.url, "PUT", `${path}/web/status`, {
       ...c.body,

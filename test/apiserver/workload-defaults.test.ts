@@ -211,6 +211,19 @@ describe("workload kinds read back as kube-apiserver returns them", () => {
     assert.deepEqual(o.status, {});
   });
 
+  it("keeps a Job's own labels: only a Job without labels gets its template's", async () => {
+    const o = await create("/apis/batch/v1/namespaces/default/jobs", {
+      apiVersion: "batch/v1",
+      kind: "Job",
+      metadata: { name: "labelled", labels: { mine: "yes" } },
+      spec: { template: { spec: { containers: [container], restartPolicy: "Never" } } },
+    });
+    assert.deepEqual(o.metadata.labels, { mine: "yes" });
+    const template = (o.spec as { template: { metadata: { labels: Record<string, string> } } })
+      .template;
+    assert.equal(template.metadata.labels["job-name"], "labelled");
+  });
+
   it("refuses a Job whose pods would restart in place, naming the field", async () => {
     const res = await fetch(`${s.url}/apis/batch/v1/namespaces/default/jobs`, {
       method: "POST",

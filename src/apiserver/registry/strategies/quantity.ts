@@ -49,3 +49,36 @@ export function checkQuantities(
   }
   return causes;
 }
+
+const SUFFIXES: Readonly<Record<string, number>> = {
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  "": 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+
+/**
+ * The value of a quantity as a number (`500m` is 0.5, `1Ki` 1024), for comparisons and sums;
+ * NaN if it is not one. A double is exact enough to compare the requests and limits of a pod.
+ */
+export function quantityValue(value: unknown): number {
+  if (typeof value === "number") return value;
+  if (!isQuantity(value)) return Number.NaN;
+  const text = value as string;
+  const match = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(.*)$/.exec(text)!;
+  const [, number, suffix] = match as unknown as [string, string, string];
+  const scale = SUFFIXES[suffix] ?? 10 ** Number(suffix.slice(1));
+  return Number(number) * scale;
+}

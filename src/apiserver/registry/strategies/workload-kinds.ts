@@ -1,8 +1,9 @@
 import { deepEqual, type KubeObject, type StatusCause } from "../../../core/index.ts";
 import { field } from "../field-errors.ts";
 import type { KindRules } from "./kind-rules.ts";
+import { defaultPodSpec } from "./pod-spec-defaults.ts";
 import { child, type Json, rec, recordAt, setDefault } from "./util.ts";
-import { defaultPodSpec, validatePodSpec } from "./workloads.ts";
+import { validatePodSpec } from "./workloads.ts";
 
 /*
  * The workload kinds besides Deployment and Pod, as kube defaults them on every write (checked
@@ -144,8 +145,11 @@ function jobLabels(o: Json): void {
     "job-name": name,
   };
   setDefault(spec, "selector", { matchLabels: { "batch.kubernetes.io/controller-uid": uid } });
-  Object.assign(child(child(child(spec, "template"), "metadata"), "labels"), labels);
-  meta.labels = { ...labels, ...(recordAt(meta, "labels") ?? {}) };
+  const templateLabels = child(child(child(spec, "template"), "metadata"), "labels");
+  Object.assign(templateLabels, labels);
+  // kube's decoding gives a Job without labels its template's; one with labels keeps its own.
+  const own = recordAt(meta, "labels");
+  if (own === undefined || Object.keys(own).length === 0) meta.labels = { ...templateLabels };
 }
 
 function jobSpecDefaults(spec: Json): void {

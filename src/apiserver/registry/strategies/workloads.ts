@@ -1,6 +1,7 @@
 import {
   checkDns1123Label,
   cloneJson,
+  deepEqual,
   errorMessage,
   labelSelectorFromSpec,
   type StatusCause,
@@ -9,57 +10,11 @@ import { field } from "../field-errors.ts";
 import type { Strategy } from "../strategy.ts";
 import { POD_COLUMNS, podRowConditions } from "./columns/pods.ts";
 import { DEPLOYMENT_COLUMNS } from "./columns/workloads.ts";
+import { admitPod, podQosClass } from "./pod-admission.ts";
 import { bindPod } from "./pod-binding.ts";
+import { defaultPodSpec } from "./pod-spec-defaults.ts";
 import { checkQuantities } from "./quantity.ts";
 import { arrayAt, child, type Json, rec, recordAt, setDefault, stringAt } from "./util.ts";
-
-/**
- * Pod spec defaults that kube's core/v1 defaulting applies. A pod template's spec gets them all
- * but `enableServiceLinks`, which kube sets on pods only.
- */
-export function defaultPodSpec(spec: Json, where: "pod" | "template" = "pod"): void {
-  setDefault(spec, "restartPolicy", "Always");
-  setDefault(spec, "dnsPolicy", "ClusterFirst");
-  setDefault(spec, "terminationGracePeriodSeconds", 30);
-  setDefault(spec, "schedulerName", "default-scheduler");
-  setDefault(spec, "securityContext", {});
-  if (where === "pod") setDefault(spec, "enableServiceLinks", true);
-  for (const list of ["containers", "initContainers"]) {
-    for (const c of arrayAt(spec, list) ?? []) {
-      if (typeof c !== "object" || c === null) continue;
-      const container = c as Json;
-      const image = typeof container.image === "string" ? container.image : "";
-      const tag = image.includes("@")
-        ? "digest"
-        : (image.split("/").pop()?.split(":")[1] ?? "latest");
-      setDefault(container, "imagePullPolicy", tag === "latest" ? "Always" : "IfNotPresent");
-      setDefault(container, "terminationMessagePath", "/dev/termination-log");
-      setDefault(container, "terminationMessagePolicy", "File");
-      setDefault(container, "resources", {});
-      for (const p of arrayAt(container, "ports") ?? []) {
-        if (typeof p === "object" && p !== null) setDefault(p as Json, "protocol", "TCP");
-      }
-    }
-  }
-}
-
-/**
- * kube's `SetDefaults_Pod`: a container resource with a limit and no request requests its limit
- * (pods only, not pod templates).
- */
-function defaultRequests(spec: Json): void {
-  for (const list of ["containers", "initContainers"]) {
-    for (const c of arrayAt(spec, list) ?? []) {
-      const resources =
-        typeof c === "object" && c !== null ? recordAt(c as Json, "resources") : undefined;
-      const limits = resources === undefined ? undefined : recordAt(resources, "limits");
-      if (resources === undefined || limits === undefined || Object.keys(limits).length === 0)
-        continue;
-      const requests = child(resources, "requests");
-      for (const [name, value] of Object.entries(limits)) setDefault(requests, name, value);
-    }
-  }
-}
 
 /** The checks of `ValidatePodSpec` that matter to clients: containers, names, images. */
 export function validatePodSpec(spec: Json | undefined, path: string): StatusCause[] {
@@ -109,9 +64,10 @@ function podSpecUpdateCauses(spec: Json, old: Json): StatusCause[] {
       for (const c of arrayAt(copy, list) ?? [])
         if (c && typeof c === "object") delete (c as Json).image;
     }
-    return JSON.stringify(copy);
+    return copy;
   };
-  return strip(spec) === strip(old)
+  // Compared as values: a field admission put back may come in another order than stored.
+  return deepEqual(strip(spec), strip(old))
     ? []
     : [
         field.forbidden(
@@ -122,20 +78,22 @@ function podSpecUpdateCauses(spec: Json, old: Json): StatusCause[] {
 }
 
 /**
- * Pods: stored, never run; defaults, container validation, mostly immutable spec. A scheduler
- * assigns a pod to a node through the `binding` subresource, the only way to set
- * `spec.nodeName` after create.
+ * Pods: stored, never run; defaults, default admission, container validation, mostly immutable
+ * spec, a generation. A scheduler assigns a pod to a node through the `binding` subresource,
+ * the only way to set `spec.nodeName` after create.
  */
 export const podStrategy: Strategy = {
+  trackGeneration: true,
   statusSubresource: true,
   returnDeletedObject: true,
   defaults(object) {
     defaultPodSpec(child(rec(object), "spec"));
-    defaultRequests(child(rec(object), "spec"));
   },
   prepareForCreate(object) {
-    rec(object).status = { phase: "Pending", qosClass: "BestEffort" };
+    admitPod(object);
+    rec(object).status = { phase: "Pending", qosClass: podQosClass(child(rec(object), "spec")) };
   },
+  prepareForUpdate: (object, old) => admitPod(object, old),
   prepareSubresource: (subresource, body, stored, nowMs) =>
     subresource === "binding" ? bindPod(body, stored, nowMs) : body,
   validate: (o) => validatePodSpec(recordAt(rec(o), "spec"), "spec"),
@@ -186,7 +144,7 @@ export const deploymentStrategy: Strategy = {
     defaultPodSpec(child(child(spec, "template"), "spec"), "template");
   },
   prepareForCreate(object) {
-    delete rec(object).status;
+    rec(object).status = {};
   },
   validate(object) {
     const spec = recordAt(rec(object), "spec") ?? {};
