@@ -24,10 +24,10 @@ export interface KindCase {
   readonly owns?: readonly string[];
 }
 
-/** A field set's member at a dotted path of `f:` keys, if present. */
+/** A field set's member at a dotted path of `f:`/`k:` keys (`f:spec.k:{"name":"a.b"}`), if present. */
 function fieldAt(fields: Loose, path: string): unknown {
   let cur = fields;
-  for (const part of path.split(".")) cur = cur?.[part];
+  for (const part of path.split(/\.(?=[fkv]:)/)) cur = cur?.[part];
   return cur;
 }
 

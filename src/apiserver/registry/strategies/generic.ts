@@ -3,6 +3,7 @@ import type { Strategy } from "../strategy.ts";
 import { ADMISSION_KINDS } from "./admission-kinds.ts";
 import { COLUMNS_BY_RESOURCE, TABLE_ORDER_BY_RESOURCE } from "./columns/by-resource.ts";
 import type { KindRules } from "./kind-rules.ts";
+import { STORAGE_KINDS } from "./storage-kinds.ts";
 import { WORKLOAD_KINDS } from "./workload-kinds.ts";
 
 /**
@@ -37,6 +38,7 @@ const TRACK_GENERATION = new Set([
 const KIND_RULES: Readonly<Record<string, KindRules>> = {
   ...WORKLOAD_KINDS,
   ...ADMISSION_KINDS,
+  ...STORAGE_KINDS,
 };
 
 /** RBAC objects are named by path segment (`system:controller:x`), as kube's ValidateRBACName. */
