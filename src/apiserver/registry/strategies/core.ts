@@ -97,5 +97,8 @@ export const secretStrategy: Strategy = {
   columns: SECRET_COLUMNS,
 };
 
-/** ServiceAccounts: nothing beyond metadata. */
-export const serviceAccountStrategy: Strategy = { columns: SERVICE_ACCOUNT_COLUMNS };
+/** ServiceAccounts: nothing beyond metadata; a DELETE answers with the object, as kube's. */
+export const serviceAccountStrategy: Strategy = {
+  returnDeletedObject: true,
+  columns: SERVICE_ACCOUNT_COLUMNS,
+};

@@ -3,6 +3,9 @@ import type { Strategy } from "../strategy.ts";
 import { ADMISSION_KINDS } from "./admission-kinds.ts";
 import { COLUMNS_BY_RESOURCE, TABLE_ORDER_BY_RESOURCE } from "./columns/by-resource.ts";
 import type { KindRules } from "./kind-rules.ts";
+import { NETWORK_KINDS } from "./network-kinds.ts";
+import { POLICY_KINDS } from "./policy-kinds.ts";
+import { RESOURCE_KINDS } from "./resource-kinds.ts";
 import { STORAGE_KINDS } from "./storage-kinds.ts";
 import { WORKLOAD_KINDS } from "./workload-kinds.ts";
 
@@ -25,13 +28,16 @@ const TRACK_GENERATION = new Set([
   "autoscaling/horizontalpodautoscalers",
   "batch/cronjobs",
   "batch/jobs",
+  "discovery.k8s.io/endpointslices",
   "flowcontrol.apiserver.k8s.io/flowschemas",
   "flowcontrol.apiserver.k8s.io/prioritylevelconfigurations",
+  "networking.k8s.io/ingressclasses",
   "networking.k8s.io/ingresses",
   "networking.k8s.io/networkpolicies",
   "policy/poddisruptionbudgets",
   "resource.k8s.io/deviceclasses",
   "resource.k8s.io/resourceslices",
+  "scheduling.k8s.io/priorityclasses",
 ]);
 
 /** The rules of the kinds that have rules of their own, by `group/plural` (`plural` in core). */
@@ -39,6 +45,9 @@ const KIND_RULES: Readonly<Record<string, KindRules>> = {
   ...WORKLOAD_KINDS,
   ...ADMISSION_KINDS,
   ...STORAGE_KINDS,
+  ...NETWORK_KINDS,
+  ...POLICY_KINDS,
+  ...RESOURCE_KINDS,
 };
 
 /** RBAC objects are named by path segment (`system:controller:x`), as kube's ValidateRBACName. */

@@ -245,16 +245,26 @@ const replicationController: KindRules = {
 };
 
 const podTemplate: KindRules = {
+  returnDeletedObject: true,
   defaults(object) {
     defaultPodSpec(child(child(rec(object), "template"), "spec"), "template");
   },
   ...validatesTemplate("template.spec", (o) => recordAt(o, "template")),
 };
 
+/** A ControllerRevision is the data it records: kube requires it. */
+const controllerRevision: KindRules = {
+  validate: (object) =>
+    rec(object).data === undefined || rec(object).data === null
+      ? [field.required("data", "data is mandatory")]
+      : [],
+};
+
 /** The kinds' rules, by `group/plural` (`plural` in the core group). */
 export const WORKLOAD_KINDS: Readonly<Record<string, KindRules>> = {
   podtemplates: podTemplate,
   replicationcontrollers: replicationController,
+  "apps/controllerrevisions": controllerRevision,
   "apps/daemonsets": daemonSet,
   "apps/replicasets": replicaSet,
   "apps/statefulsets": statefulSet,

@@ -1,0 +1,105 @@
+/**
+ * Endpoints, EndpointSlices and networking.k8s.io kinds read back as kube-apiserver 1.36
+ * returns them: ports speak TCP, a NetworkPolicy governs ingress (and egress with egress
+ * rules), an endpoint's conditions and an Ingress's load balancer status are written, slices
+ * and classes have generations. The expectations are kube's answers; runs on both backends.
+ */
+import { after, before, describe } from "node:test";
+import { startTestServer, type TestServer } from "kontroller/testing";
+import { type KindCase, kindCases } from "./kind-defaults-rig.ts";
+
+const NETWORKING = "/apis/networking.k8s.io/v1";
+const apiVersion = "networking.k8s.io/v1";
+const backend = { service: { name: "web", port: { number: 80 } } };
+const peer = { podSelector: { matchLabels: { app: "db" } } };
+
+const CASES: KindCase[] = [
+  {
+    path: "/api/v1/namespaces/default/endpoints",
+    apiVersion: "v1",
+    kind: "Endpoints",
+    body: { subsets: [{ addresses: [{ ip: "10.1.2.3" }], ports: [{ name: "http", port: 80 }] }] },
+    want: {
+      subsets: [
+        { addresses: [{ ip: "10.1.2.3" }], ports: [{ name: "http", port: 80, protocol: "TCP" }] },
+      ],
+    },
+    owns: ["f:subsets"],
+  },
+  {
+    path: "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices",
+    apiVersion: "discovery.k8s.io/v1",
+    kind: "EndpointSlice",
+    body: { addressType: "IPv4", endpoints: [{ addresses: ["10.1.2.3"] }], ports: [{ port: 80 }] },
+    want: {
+      addressType: "IPv4",
+      endpoints: [{ addresses: ["10.1.2.3"], conditions: {} }],
+      ports: [{ name: "", port: 80, protocol: "TCP" }],
+      metadata: { generation: 1 },
+    },
+  },
+  {
+    path: `${NETWORKING}/namespaces/default/networkpolicies`,
+    apiVersion,
+    kind: "NetworkPolicy",
+    body: {
+      spec: {
+        podSelector: {},
+        ingress: [{ from: [peer], ports: [{ port: 5432 }] }],
+        egress: [{ to: [peer], ports: [{ port: 53, protocol: "UDP" }] }],
+      },
+    },
+    want: {
+      spec: {
+        podSelector: {},
+        ingress: [{ from: [peer], ports: [{ port: 5432, protocol: "TCP" }] }],
+        egress: [{ to: [peer], ports: [{ port: 53, protocol: "UDP" }] }],
+        policyTypes: ["Ingress", "Egress"],
+      },
+      metadata: { generation: 1 },
+    },
+    owns: ["f:spec.f:policyTypes"],
+  },
+  {
+    path: `${NETWORKING}/namespaces/default/ingresses`,
+    apiVersion,
+    kind: "Ingress",
+    body: {
+      spec: { defaultBackend: backend },
+      status: { loadBalancer: { ingress: [{ ip: "1.2.3.4" }] } },
+    },
+    want: {
+      spec: { defaultBackend: backend },
+      status: { loadBalancer: {} },
+      metadata: { generation: 1 },
+    },
+  },
+  {
+    path: `${NETWORKING}/ingressclasses`,
+    apiVersion,
+    kind: "IngressClass",
+    body: {
+      spec: {
+        controller: "example.com/ingress",
+        parameters: { apiGroup: "example.com", kind: "Params", name: "p" },
+      },
+    },
+    want: {
+      spec: {
+        controller: "example.com/ingress",
+        parameters: { apiGroup: "example.com", kind: "Params", name: "p", scope: "Cluster" },
+      },
+      metadata: { generation: 1 },
+    },
+    owns: ["f:spec.f:parameters.f:scope"],
+  },
+];
+
+describe("network kinds read back as kube-apiserver returns them", () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({ controllers: false });
+  });
+  after(() => s.close());
+  kindCases(() => s, CASES);
+});
