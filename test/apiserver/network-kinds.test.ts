@@ -4,9 +4,11 @@
  * rules), an endpoint's conditions and an Ingress's load balancer status are written, slices
  * and classes have generations. The expectations are kube's answers; runs on both backends.
  */
-import { after, before, describe } from "node:test";
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
 import { startTestServer, type TestServer } from "kontroller/testing";
-import { type KindCase, kindCases } from "./kind-defaults-rig.ts";
+import { call } from "./helpers.ts";
+import { checkKind, type KindCase, kindCases } from "./kind-defaults-rig.ts";
 
 const NETWORKING = "/apis/networking.k8s.io/v1";
 const apiVersion = "networking.k8s.io/v1";
@@ -102,4 +104,18 @@ describe("network kinds read back as kube-apiserver returns them", () => {
   });
   after(() => s.close());
   kindCases(() => s, CASES);
+
+  it("counts a change of an EndpointSlice's labels as a new generation", async () => {
+    const slices = CASES[1]!;
+    await checkKind(s, slices, "labelled");
+    const patched = await call(
+      s.url,
+      "PATCH",
+      `${slices.path}/labelled`,
+      { metadata: { labels: { "kubernetes.io/service-name": "web" } } },
+      { "content-type": "application/merge-patch+json" },
+    );
+    assert.equal(patched.status, 200);
+    assert.equal(patched.body.metadata.generation, 2);
+  });
 });

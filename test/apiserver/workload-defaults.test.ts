@@ -224,6 +224,25 @@ describe("workload kinds read back as kube-apiserver returns them", () => {
     assert.equal(template.metadata.labels["job-name"], "labelled");
   });
 
+  it("counts a change of a Deployment's annotations as a new generation", async () => {
+    const path = "/apis/apps/v1/namespaces/default/deployments";
+    const o = await create(path, {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "annotated" },
+      spec: selected,
+    });
+    assert.equal(o.metadata.generation, 1);
+    const res = await fetch(`${s.url}${path}/annotated`, {
+      method: "PATCH",
+      headers: { "content-type": "application/merge-patch+json" },
+      body: JSON.stringify({ metadata: { annotations: { note: "x" } } }),
+    });
+    assert.equal(res.status, 200);
+    const patched = (await res.json()) as { metadata: { generation: number } };
+    assert.equal(patched.metadata.generation, 2);
+  });
+
   it("refuses a Job whose pods would restart in place, naming the field", async () => {
     const res = await fetch(`${s.url}/apis/batch/v1/namespaces/default/jobs`, {
       method: "POST",

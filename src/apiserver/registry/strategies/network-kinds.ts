@@ -1,5 +1,6 @@
+import { deepEqual } from "../../../core/index.ts";
 import { createdStatus, eachAt, type KindRules, specOf } from "./kind-rules.ts";
-import { type Json, rec, recordAt, setDefault } from "./util.ts";
+import { child, type Json, rec, recordAt, setDefault } from "./util.ts";
 
 /*
  * Endpoints, EndpointSlices and the networking.k8s.io kinds as kube-apiserver 1.36 defaults and
@@ -28,6 +29,13 @@ const endpointSlice: KindRules = {
     }
     // kube writes an endpoint's conditions even when none is known.
     for (const endpoint of eachAt(o, "endpoints")) setDefault(endpoint, "conditions", {});
+  },
+  // A slice's labels (its service, its managing controller) are part of what its generation counts.
+  prepareForUpdate(object, old) {
+    const meta = child(rec(object), "metadata");
+    if (!deepEqual(meta.labels ?? {}, old.metadata?.labels ?? {})) {
+      meta.generation = (old.metadata?.generation ?? 0) + 1;
+    }
   },
 };
 

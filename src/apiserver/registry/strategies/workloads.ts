@@ -146,6 +146,13 @@ export const deploymentStrategy: Strategy = {
   prepareForCreate(object) {
     rec(object).status = {};
   },
+  // kube's Deployment strategy counts a change of annotations (a rollback's) as a new generation.
+  prepareForUpdate(object, old) {
+    const meta = child(rec(object), "metadata");
+    if (!deepEqual(meta.annotations ?? {}, old.metadata?.annotations ?? {})) {
+      meta.generation = (old.metadata?.generation ?? 0) + 1;
+    }
+  },
   validate(object) {
     const spec = recordAt(rec(object), "spec") ?? {};
     const causes: StatusCause[] = [];
