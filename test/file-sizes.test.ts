@@ -1,6 +1,7 @@
 /**
  * Small modules: no source file under src/ grows past 450 lines (data files such as the
- * generated schema table are not source). A module that needs more is split by concern.
+ * generated schema and type tables — a file whose opening comment says it is generated — are
+ * not source). A module that needs more is split by concern.
  */
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
@@ -14,8 +15,13 @@ function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sources(path);
-    return entry.name.endsWith(".ts") ? [path] : [];
+    return entry.name.endsWith(".ts") && !generated(path) ? [path] : [];
   });
+}
+
+/** True for a generated data table: its first lines say "Generated". */
+function generated(path: string): boolean {
+  return /^(\/\/|\/\*)[^\n]*\n?[^\n]*Generated/.test(readFileSync(path, "utf8").slice(0, 200));
 }
 
 it(`keeps every source file under src/ at ${MAX_LINES} lines or fewer`, () => {

@@ -89,7 +89,10 @@ export const watch: VerbHandler = async (v) => {
       initialEventsEndBookmark: params.allowWatchBookmarks && params.sendInitialEvents === true,
       deadline: watchDeadline(ctx.clock, timeout, ctx.minRequestTimeoutSeconds),
     });
-    await streamWatch(req, res, watcher);
+    const { group, version, plural } = served.def;
+    await streamWatch(req, res, watcher, (events) =>
+      ctx.metrics.watchEvents(group, version, plural, events),
+    );
   } finally {
     req.socket.off("close", onClose);
   }

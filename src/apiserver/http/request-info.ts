@@ -8,6 +8,7 @@ export type RequestTarget =
   | { kind: "group"; group: string }
   | { kind: "resources"; group: string; version: string }
   | { kind: "openapi"; path: string }
+  | { kind: "metrics" }
   | ResourceTarget
   | { kind: "unknown" };
 
@@ -58,6 +59,8 @@ export function parsePath(pathname: string): RequestTarget {
       return { kind: "health", check: segs.join("/") };
     case "openapi":
       return { kind: "openapi", path: rest.join("/") };
+    case "metrics":
+      return segs.length === 1 ? { kind: "metrics" } : { kind: "unknown" };
     case "api":
       if (rest.length === 0) return { kind: "legacy-versions" };
       if (rest.length === 1) return { kind: "resources", group: "", version: rest[0]! };

@@ -27,6 +27,7 @@ import {
   resourceList,
   versionInfo,
 } from "./discovery.ts";
+import { ApiServerMetrics } from "./metrics.ts";
 import { negotiateDiscovery } from "./negotiate.ts";
 import { OpenApiService } from "./openapi-service.ts";
 import { parsePath } from "./request-info.ts";
@@ -95,6 +96,7 @@ export class ApiServer {
   readonly #fields: FieldManagers;
   readonly #crds: CrdController;
   readonly #openapi: OpenApiService;
+  readonly #metrics: ApiServerMetrics;
   #http: Server | undefined;
   #url: string | undefined;
   #closing: Promise<void> | undefined;
@@ -144,6 +146,7 @@ export class ApiServer {
     this.#fields = new FieldManagers({ registry: this.#registry, clock: this.#clock });
     this.#crds = new CrdController(this.#registry, this.#fields);
     this.#openapi = new OpenApiService(this.#registry, this.#clock);
+    this.#metrics = new ApiServerMetrics(this.#clock, () => storedObjects(this.#registry));
   }
 
   /** `http://host:port` once listening. */
@@ -167,6 +170,7 @@ export class ApiServer {
       fields: this.#fields,
       clock: this.#clock,
       minRequestTimeoutSeconds: this.#minRequestTimeoutSeconds,
+      metrics: this.#metrics,
       auth: requestAuth({
         ...(this.#token === undefined ? {} : { token: this.#token }),
         clock: this.#clock,
@@ -295,6 +299,12 @@ export class ApiServer {
     };
     const target = parsePath(url.pathname);
     const method = req.method ?? "GET";
+    this.#metrics.observe(
+      req,
+      res,
+      target.kind === "resource" ? target : undefined,
+      url.searchParams,
+    );
     if (target.kind === "resource") {
       return handleResource(ctx, req, res, target, url.searchParams, user);
     }
@@ -334,6 +344,8 @@ export class ApiServer {
         return found(groupInfo(reg, target.group));
       case "resources":
         return found(resourceList(reg, target.group, target.version));
+      case "metrics":
+        return this.#metrics.serve(res);
       case "openapi":
         if (!(await this.#openapi.serve(req, res, target.path, url.searchParams))) throw notFound();
         return;
@@ -345,6 +357,7 @@ export class ApiServer {
             "/apis",
             "/healthz",
             "/livez",
+            "/metrics",
             "/openapi/v3",
             "/readyz",
             "/version",
@@ -353,6 +366,21 @@ export class ApiServer {
       default:
         throw notFound();
     }
+  }
+}
+
+/**
+ * How many objects each stored resource holds, by group-resource, as kube's
+ * apiserver_storage_objects counts them: once per storage prefix, whatever the versions served.
+ */
+function* storedObjects(registry: Registry): Iterable<readonly [string, number]> {
+  const seen = new Set<string>();
+  for (const served of registry.all()) {
+    const prefix = served.store.prefix;
+    if (seen.has(prefix)) continue;
+    seen.add(prefix);
+    const { group, plural } = served.def;
+    yield [group === "" ? plural : `${plural}.${group}`, served.store.cache.stats().objects];
   }
 }
 

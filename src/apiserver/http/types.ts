@@ -19,6 +19,10 @@ export interface ResourceContext {
   readonly minRequestTimeoutSeconds: number;
   /** Who requests are from and what they may do; the service account tokens. */
   readonly auth: RequestAuth;
+  /** The server's metrics: watch events are counted as they are sent. */
+  readonly metrics: {
+    watchEvents(group: string, version: string, resource: string, count: number): void;
+  };
 }
 
 /** A resource request, parsed from the path. */

@@ -11,11 +11,13 @@ import { ChunkWriter } from "./chunk-writer.ts";
  * the backpressure that paces a watcher's backlog — and the watcher's own bounded buffer absorbs
  * live events meanwhile (or, when full, closes the watch as too slow).
  * Ends when the watcher closes (timeout, error event, too slow, cut) or the client goes away.
+ * `sent` hears how many events each batch carried.
  */
 export async function streamWatch(
   req: IncomingMessage,
   res: ServerResponse,
   watcher: CacheWatcher,
+  sent?: (events: number) => void,
 ): Promise<void> {
   res.writeHead(200, {
     "Content-Type": "application/json",
@@ -41,6 +43,7 @@ export async function streamWatch(
         const wrote = writer.writeWhole(lines);
         if (wrote !== undefined) await wrote;
       }
+      sent?.(lines.length);
     }
   } finally {
     req.socket.off("close", onClose);

@@ -3,6 +3,7 @@ import type { KeyValue, Storage } from "../storage/storage.ts";
 import { isStorageError } from "../storage/storage-error.ts";
 import { CacheEntry, type ObjectAttrs } from "../watchcache/cache-event.ts";
 import type { CacheFilter } from "../watchcache/cache-watcher.ts";
+import type { WatchCache } from "../watchcache/watch-cache.ts";
 import { decodeFromStorage } from "./codec.ts";
 import { decodeContinue, encodeContinue } from "./continue-token.ts";
 import type { ListQuery, ListResult } from "./types.ts";
@@ -103,4 +104,40 @@ export async function listFromStorage(
 function matchesFilter(filter: CacheFilter, e: CacheEntry): boolean {
   if (!filter.label.empty && !filter.label.matches(e.attrs.labels)) return false;
   return filter.field.empty || filter.field.matches(e.attrs.fields);
+}
+
+/** Where {@link listObjects} reads: a resource's storage prefix and its watch cache. */
+export interface ListSource {
+  readonly storage: Storage;
+  readonly cache: WatchCache;
+  /** The prefix to list: the resource's, or one namespace's under it. */
+  readonly prefix: string;
+  readonly attrs: (object: KubeObject) => ObjectAttrs;
+  readonly decode: (kv: KeyValue) => KubeObject;
+}
+
+/**
+ * A list as kube serves it: from storage for a continue token, an exact resourceVersion or a
+ * page (unless NotOlderThan), otherwise from the watch cache once it is fresh enough — the
+ * latest revision for resourceVersion "", any state for "0", at least N for N.
+ */
+export async function listObjects(
+  source: ListSource,
+  namespace: string,
+  q: ListQuery,
+  signal?: AbortSignal,
+): Promise<ListResult> {
+  const filter: CacheFilter = { namespace, label: q.label, field: q.field };
+  const rv = q.resourceVersion ?? "";
+  const paged = (q.limit ?? 0) > 0 && rv !== "0";
+  const exact =
+    q.resourceVersionMatch === "Exact" ||
+    (rv !== "" && rv !== "0" && paged && q.resourceVersionMatch === undefined);
+  if (q.continue !== undefined || exact || (paged && q.resourceVersionMatch !== "NotOlderThan"))
+    return listFromStorage(source.storage, source.prefix, filter, q, source.attrs, source.decode);
+  const cache = source.cache;
+  if (rv === "") await cache.waitUntilFresh(await source.storage.currentRevision(), signal);
+  else if (rv !== "0") await cache.waitUntilFresh(Number(rv), signal);
+  const { entries, rv: listRv } = cache.list(filter);
+  return { items: entries, resourceVersion: listRv };
 }

@@ -74,3 +74,22 @@ export interface WriteLifecycle {
 
 /** The end of a write a {@link WriteLifecycle} began: `written` says if it was stored. */
 export type Finish = (written: boolean) => Promise<void>;
+
+/**
+ * Runs a write a lifecycle began (`finish`, if any), then finishes it with the outcome: written
+ * once `write` has called its `stored` callback, not written otherwise (it threw, or stored
+ * nothing).
+ */
+export async function finishing<T>(
+  finish: Finish | undefined,
+  write: (stored: () => void) => Promise<T>,
+): Promise<T> {
+  let written = false;
+  try {
+    return await write(() => {
+      written = true;
+    });
+  } finally {
+    await finish?.(written);
+  }
+}

@@ -4,7 +4,7 @@ import { apiVersionOf, isNamespaced, type ResourceDefinition } from "../../resou
 import type { KeyValue, Storage } from "../storage/storage.ts";
 import { isStorageError } from "../storage/storage-error.ts";
 import type { ObjectAttrs, WatchEncoder } from "../watchcache/cache-event.ts";
-import type { CacheFilter, CacheWatcher } from "../watchcache/cache-watcher.ts";
+import type { CacheWatcher } from "../watchcache/cache-watcher.ts";
 import type { WatchCache } from "../watchcache/watch-cache.ts";
 import { cloneObject, decodeFromStorage, encodeForStorage, metaOf } from "./codec.ts";
 import {
@@ -13,19 +13,19 @@ import {
   transformInServedForm,
   type VersionConversion,
 } from "./conversion.ts";
-import { checkPreconditions, type DeleteOptions, finalizersForDeletion } from "./deletion.ts";
+import { checkPreconditions, type DeleteOptions } from "./deletion.ts";
 import { fieldValidationWarnings } from "./field-validation.ts";
 import { GENERATE_NAME_ATTEMPTS, generateName } from "./generate-name.ts";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./object-meta.ts";
-import { listFromStorage } from "./paged-list.ts";
+import { listObjects } from "./paged-list.ts";
 import { retryOnConflict } from "./retry.ts";
-import type { StoreOptions } from "./store-options.ts";
+import { finishing, type StoreOptions } from "./store-options.ts";
 import { attrsOf, type Strategy } from "./strategy.ts";
 import {
   checkNamespace,
   keepStoredStatus,
   keepSystemFields,
-  markForDeletion,
+  markedForDeletion,
   prepareCreateMeta,
   specChanged,
   withStatusOf,
@@ -114,30 +114,15 @@ export class Store {
   }
 
   /** Lists objects (see kube's list semantics for resourceVersion, limit and continue). */
-  async list(namespace: string, q: ListQuery, signal?: AbortSignal): Promise<ListResult> {
-    const filter: CacheFilter = { namespace, label: q.label, field: q.field };
-    const rv = q.resourceVersion ?? "";
-    const paged = (q.limit ?? 0) > 0 && rv !== "0";
-    const exact =
-      q.resourceVersionMatch === "Exact" ||
-      (rv !== "" && rv !== "0" && paged && q.resourceVersionMatch === undefined);
-    if (q.continue !== undefined || exact || (paged && q.resourceVersionMatch !== "NotOlderThan")) {
-      const prefix =
-        this.#namespaced && namespace ? `${this.#o.prefix}${namespace}/` : this.#o.prefix;
-      return listFromStorage(
-        this.#o.storage,
-        prefix,
-        filter,
-        q,
-        (o) => this.attrs(o),
-        (kv) => this.#decode(kv),
-      );
-    }
-    const cache = this.#o.cache;
-    if (rv === "") await cache.waitUntilFresh(await this.#o.storage.currentRevision(), signal);
-    else if (rv !== "0") await cache.waitUntilFresh(Number(rv), signal);
-    const { entries, rv: listRv } = cache.list(filter);
-    return { items: entries, resourceVersion: listRv };
+  list(namespace: string, q: ListQuery, signal?: AbortSignal): Promise<ListResult> {
+    const source = {
+      storage: this.#o.storage,
+      cache: this.#o.cache,
+      prefix: this.#namespaced && namespace ? `${this.#o.prefix}${namespace}/` : this.#o.prefix,
+      attrs: (o: KubeObject) => this.attrs(o),
+      decode: (kv: KeyValue) => this.#decode(kv),
+    };
+    return listObjects(source, namespace, q, signal);
   }
 
   /** A watch on the cache; see {@link WatchCache.watch}. */
@@ -179,13 +164,13 @@ export class Store {
       strategy.validateCreate?.(object),
     );
     if (this.#namespaced) await this.#o.admitNamespace?.(namespace, this.#gr, meta.name ?? "");
-    const finish = await this.#o.lifecycle?.beginCreate?.(object, options.dryRun ?? false);
-    let written = false;
-    try {
+    const dryRun = options.dryRun ?? false;
+    const begun = await this.#o.lifecycle?.beginCreate?.(object, dryRun);
+    return finishing(begun, async (stored) => {
       for (let attempt = 1; ; attempt++) {
         const key = this.key(namespace, meta.name!);
         if (await this.#tryCreate(key, object, options)) {
-          written = true;
+          if (!dryRun) stored();
           options.warnings?.push(...warnings);
           return this.#out(object);
         }
@@ -197,9 +182,7 @@ export class Store {
         }
         meta.name = nextName();
       }
-    } finally {
-      await finish?.(written && !options.dryRun);
-    }
+    });
   }
 
   /** Writes a new object under `key` (checks only, for a dry run); false if the key is taken. */
@@ -278,26 +261,21 @@ export class Store {
         }
         return done(object);
       }
-      const finish = await this.#o.lifecycle?.beginUpdate?.(
-        object,
-        stored,
-        options.dryRun ?? false,
-      );
-      let written = false;
-      try {
+      const begun = await this.#o.lifecycle?.beginUpdate?.(object, stored, options.dryRun ?? false);
+      return finishing(begun, async (written) => {
         const encoded = encodeForStorage(object);
         if (encoded === kv.value) {
-          written = true; // what is stored stays, claims and all
+          written(); // what is stored stays, claims and all
           return done(stored); // no-op: no new revision, no event
         }
-        meta.resourceVersion = options.dryRun
-          ? stored.metadata!.resourceVersion!
-          : String((await this.#o.storage.update(key, encoded, kv.modRevision)).modRevision);
-        written = !options.dryRun;
-      } finally {
-        await finish?.(written);
-      }
-      return done(object);
+        if (options.dryRun) meta.resourceVersion = stored.metadata!.resourceVersion!;
+        else {
+          const kvWritten = await this.#o.storage.update(key, encoded, kv.modRevision);
+          meta.resourceVersion = String(kvWritten.modRevision);
+          written();
+        }
+        return done(object);
+      });
     });
   }
 
@@ -335,19 +313,8 @@ export class Store {
       const meta = metaOf(stored);
       checkPreconditions(this.#gr, name, meta, options);
       this.#o.strategy.beforeDelete?.(stored);
-      const added = meta.deletionTimestamp ? [] : (this.#o.strategy.deletionFinalizers ?? []);
-      const finalizers = [
-        ...new Set([...finalizersForDeletion(meta.finalizers ?? [], options), ...added]),
-      ];
-      if (finalizers.length > 0 || this.#blocks(stored)) {
-        const marked = cloneObject(stored);
-        markForDeletion(
-          metaOf(marked),
-          finalizers,
-          this.#o.clock.now(),
-          this.#o.strategy.deletionTimestampOnly,
-        );
-        this.#o.strategy.markDeleting?.(marked);
+      const marked = markedForDeletion(stored, this.#o.strategy, options, this.#o.clock.now());
+      if (marked !== undefined) {
         const encoded = encodeForStorage(marked);
         if (encoded === kv.value || write.dryRun)
           return { object: this.#out(encoded === kv.value ? stored : marked), deleted: false };

@@ -1,6 +1,7 @@
 import { deepEqual, errors, type KubeObject } from "../../core/index.ts";
-import type { MutableMeta } from "./codec.ts";
-import { timestamp } from "./deletion.ts";
+import { cloneObject, type MutableMeta, metaOf } from "./codec.ts";
+import { type DeleteOptions, finalizersForDeletion, timestamp } from "./deletion.ts";
+import type { Strategy } from "./strategy.ts";
 
 /*
  * The system fields of `metadata` — uid, timestamps, generation, deletion fields — as the
@@ -97,6 +98,29 @@ export function markForDeletion(
     meta.deletionGracePeriodSeconds = 0;
     if ((meta.generation ?? 0) > 0) meta.generation = meta.generation! + 1;
   }
+}
+
+/**
+ * The object as a DELETE with `options` starts its deletion, if it must wait — for finalizers
+ * (its own, the propagation policy's, those the kind adds) or while the kind blocks it — or
+ * undefined if it can go at once.
+ */
+export function markedForDeletion(
+  stored: KubeObject,
+  strategy: Strategy,
+  options: DeleteOptions,
+  nowMs: number,
+): KubeObject | undefined {
+  const meta = metaOf(stored);
+  const added = meta.deletionTimestamp ? [] : (strategy.deletionFinalizers ?? []);
+  const finalizers = [
+    ...new Set([...finalizersForDeletion(meta.finalizers ?? [], options), ...added]),
+  ];
+  if (finalizers.length === 0 && !(strategy.blocksDeletion?.(stored) ?? false)) return undefined;
+  const marked = cloneObject(stored);
+  markForDeletion(metaOf(marked), finalizers, nowMs, strategy.deletionTimestampOnly);
+  strategy.markDeleting?.(marked);
+  return marked;
 }
 
 /** True if anything outside metadata (and status, with a status subresource) differs. */
