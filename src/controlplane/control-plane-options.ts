@@ -20,6 +20,11 @@ export interface ControlPlaneOptions
   garbageCollector?: boolean;
   /** Run the namespace controller. @default true */
   namespaceLifecycle?: boolean;
+  /**
+   * Run the pvc-protection and pv-protection controllers, which release the finalizers the
+   * API server puts on claims and volumes once nothing uses them. @default true
+   */
+  volumeProtection?: boolean;
   /** Objects the garbage collector checks at once. @default 8 */
   garbageCollectorWorkers?: number;
   /** Namespaces emptied at once. @default 4 */
@@ -39,6 +44,7 @@ export interface ControlPlaneOptions
 export interface ResolvedOptions {
   gcOn: boolean;
   nsOn: boolean;
+  protectionOn: boolean;
   gcWorkers: number;
   nsWorkers: number;
   resyncMs: number;
@@ -59,7 +65,13 @@ export function resolveOptions(options: ControlPlaneOptions): ResolvedOptions {
   }
   const gcOn = options.garbageCollector ?? true;
   const nsOn = options.namespaceLifecycle ?? true;
-  for (const [name, v] of Object.entries({ garbageCollector: gcOn, namespaceLifecycle: nsOn })) {
+  const protectionOn = options.volumeProtection ?? true;
+  const switches = {
+    garbageCollector: gcOn,
+    namespaceLifecycle: nsOn,
+    volumeProtection: protectionOn,
+  };
+  for (const [name, v] of Object.entries(switches)) {
     if (typeof v !== "boolean") throw new InvalidOptionError(owner, name, v, "must be a boolean");
   }
   const count = (name: string, value: number) =>
@@ -67,6 +79,7 @@ export function resolveOptions(options: ControlPlaneOptions): ResolvedOptions {
   return {
     gcOn,
     nsOn,
+    protectionOn,
     gcWorkers: count("garbageCollectorWorkers", options.garbageCollectorWorkers ?? 8),
     nsWorkers: count("namespaceWorkers", options.namespaceWorkers ?? 4),
     resyncMs: checkNumber(owner, "discoveryResyncMs", options.discoveryResyncMs ?? 30_000, {

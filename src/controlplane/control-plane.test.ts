@@ -35,7 +35,14 @@ describe("ControlPlane", () => {
     const cp = new ControlPlane({ clientOptions: { url: proxy.url }, ...quiet });
     assert.deepEqual(
       cp.manager.controllers.map((c) => c.name),
-      ["resource-discovery", "garbage-collector", "garbage-collector-orphan", "namespace"],
+      [
+        "pvc-protection",
+        "pv-protection",
+        "resource-discovery",
+        "garbage-collector",
+        "garbage-collector-orphan",
+        "namespace",
+      ],
     );
     assert.equal(proxy.requests.length, 0);
     await cp.stop();
@@ -62,6 +69,7 @@ describe("ControlPlane", () => {
       clientOptions: { url: s.url },
       garbageCollector: false,
       namespaceLifecycle: false,
+      volumeProtection: false,
       ...quiet,
     });
     assert.deepEqual(none.manager.controllers, []);

@@ -18,6 +18,7 @@ import { type MonitorHandler, ResourceMonitors } from "./monitors.ts";
 import { NamespaceLifecycle } from "./namespace-lifecycle.ts";
 import { type ObjectIdentity, OwnerGraph } from "./owner-graph.ts";
 import { deletableResources, groupVersionOf, ResourceMapper } from "./resource-mapper.ts";
+import { volumeProtectionControllers } from "./volume-protection.ts";
 
 const deleting: Predicate = {
   create: (o) => Boolean(o.metadata?.deletionTimestamp),
@@ -63,8 +64,16 @@ export class ControlPlane {
   #ready: PromiseWithResolvers<void> = Promise.withResolvers();
 
   constructor(options: ControlPlaneOptions = {}) {
-    const { gcOn, nsOn, gcWorkers, nsWorkers, resyncMs, ignored, gracefulShutdownMs } =
-      resolveOptions(options);
+    const {
+      gcOn,
+      nsOn,
+      protectionOn,
+      gcWorkers,
+      nsWorkers,
+      resyncMs,
+      ignored,
+      gracefulShutdownMs,
+    } = resolveOptions(options);
     this.#ownsClient = options.client === undefined;
     this.#client = options.client ?? createClient(options.clientOptions);
     this.manager = new Manager({
@@ -137,6 +146,9 @@ export class ControlPlane {
       handler: fanOut(handlers),
       onSynced: () => gc.synced(),
     });
+    if (protectionOn) {
+      for (const spec of volumeProtectionControllers(this.#client, m.factory)) m.add(spec);
+    }
     if (!gcOn && !nsOn) {
       this.#ready.resolve();
       return;

@@ -1,8 +1,9 @@
 /**
  * kontroller/controlplane — the controllers that complete an API server, as
  * kube-controller-manager runs them: the garbage collector (owner references, background,
- * foreground and orphan deletion) and the namespace controller (emptying and finalizing
- * Terminating namespaces). Built with kontroller/controller; they talk to any server over the
+ * foreground and orphan deletion), the namespace controller (emptying and finalizing
+ * Terminating namespaces) and the volume protection controllers (releasing deleted claims and
+ * volumes once unused). Built with kontroller/controller; they talk to any server over the
  * wire.
  */
 export { ControlPlane, startControlPlane } from "./control-plane.ts";
