@@ -80,6 +80,12 @@ export interface Strategy {
    */
   readonly deletionFinalizers?: readonly string[];
   /**
+   * A DELETE that names no propagation policy orphans the object's dependents — kube's default
+   * garbage collection policy of ReplicationControllers and batch/v1 Jobs, kept for old
+   * clients. @default false: the dependents are deleted in the background
+   */
+  readonly orphanByDefault?: boolean;
+  /**
    * Starting a deletion sets only `deletionTimestamp` — no grace period, no new generation — as
    * the kinds kube deletes with code of their own do (namespaces, CRDs). @default false
    */

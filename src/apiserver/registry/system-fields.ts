@@ -113,8 +113,12 @@ export function markedForDeletion(
 ): KubeObject | undefined {
   const meta = metaOf(stored);
   const added = meta.deletionTimestamp ? [] : (strategy.deletionFinalizers ?? []);
+  const unstated =
+    options.propagationPolicy === undefined && options.orphanDependents === undefined;
+  const policy: DeleteOptions =
+    unstated && strategy.orphanByDefault ? { ...options, propagationPolicy: "Orphan" } : options;
   const finalizers = [
-    ...new Set([...finalizersForDeletion(meta.finalizers ?? [], options), ...added]),
+    ...new Set([...finalizersForDeletion(meta.finalizers ?? [], policy), ...added]),
   ];
   if (finalizers.length === 0 && !(strategy.blocksDeletion?.(stored) ?? false)) return undefined;
   const marked = cloneObject(stored);

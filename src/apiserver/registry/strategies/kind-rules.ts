@@ -4,8 +4,8 @@ import { arrayAt, child, type Json, rec } from "./util.ts";
 
 /**
  * The part of a built-in kind's strategy beyond the generic one (see `genericStrategy`): its
- * scheme defaults, what kube's registry sets on create and update, its validation, and whether
- * a DELETE answers with the object.
+ * scheme defaults, what kube's registry sets on create and update, its validation, whether a
+ * DELETE answers with the object and whether it orphans dependents by default.
  */
 export type KindRules = Pick<
   Strategy,
@@ -16,6 +16,7 @@ export type KindRules = Pick<
   | "validateCreate"
   | "validateUpdate"
   | "returnDeletedObject"
+  | "orphanByDefault"
 >;
 
 /** Each element of the list at `key` that is an object (a list of structs, as Go decodes it). */

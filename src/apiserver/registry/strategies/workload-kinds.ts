@@ -175,6 +175,7 @@ function validateJobTemplate(template: Json | undefined, path: string): StatusCa
 }
 
 const job: KindRules = {
+  orphanByDefault: true,
   defaults(object) {
     jobSpecDefaults(child(rec(object), "spec"));
   },
@@ -222,6 +223,7 @@ const cronJob: KindRules = {
 };
 
 const replicationController: KindRules = {
+  orphanByDefault: true,
   ...defaulted(
     (spec, o) => {
       setDefault(spec, "replicas", 1);
