@@ -358,6 +358,7 @@ export class ApiServer {
             "/healthz",
             "/livez",
             "/metrics",
+            "/openapi/v2",
             "/openapi/v3",
             "/readyz",
             "/version",
