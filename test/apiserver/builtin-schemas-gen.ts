@@ -1,126 +1,80 @@
 /**
- * Builds src/apiserver/http/builtin-schemas.json — the OpenAPI v3 component schemas of the
- * built-in kinds the server serves, named and shaped as kube-apiserver's /openapi/v3 documents
- * name and shape them — from the sources in node_modules, offline:
+ * Builds src/apiserver/http/builtin-schemas.json — the OpenAPI component schemas of every
+ * built-in kind the server serves, named and shaped as kube-apiserver 1.36's /openapi/v3
+ * documents name and shape them — offline, from two kinds of sources:
  *
- * - @kubernetes/client-node's models (the same OpenAPI the Go types give; the field table of
- *   builtin-fields.ts comes from them too): fields, their types and formats, which are required
- *   (no `?`), and the descriptions (the doc comments of the models' .d.ts);
- * - kubernetes-types: the API package of each type (`io.k8s.api.core.v1`…), and the named
- *   types client-node flattens to strings or `any` (Quantity, JSON, FieldsV1…), with their
- *   descriptions;
- * - builtin-schema-lists.ts: the list and patch markers, kept by hand.
+ * - the facts, from Kubernetes 1.36's OpenAPI v3 documents in ../shared/k8s-api/openapi-v3 (read
+ *   there, never copied): which components a kind reaches, their fields, types, formats, required
+ *   fields, enums, defaults, `x-kubernetes-group-version-kind`, and the list, map and patch
+ *   extensions. Their descriptions are dropped;
+ * - the descriptions, from the npm packages the project depends on: @kubernetes/client-node's
+ *   models (the doc comments of their .d.ts; client-node documents scalar fields only), then
+ *   kubernetes-types (Kubernetes 1.30: it documents the fields of struct type too, and the named
+ *   types Quantity, Time, RawExtension…). A type or field neither package documents is left
+ *   without a description (`missing` lists them).
  *
- * One component per type, shared by every kind that uses it. Served kinds carry
- * `x-kubernetes-group-version-kind`, by which the server (and kubectl explain) finds them.
+ * The roots are every kind of BUILTIN_RESOURCES and its list, Status and DeleteOptions; the
+ * file holds them and every component they reach, one component per type, shared by every kind
+ * that uses it.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import * as clientNode from "@kubernetes/client-node";
+import { BUILTIN_RESOURCES } from "kontroller/resources";
 import ts from "typescript";
-import { FIELD_MARKERS } from "./builtin-schema-lists.ts";
+import { OPENAPI_DIR } from "./builtin-resources-gen.ts";
 
+type Schema = Record<string, unknown>;
 type Gvk = { group: string; version: string; kind: string };
 
-/** The root models: every served kind, its list, and the meta kinds the operations use. */
-const ROOTS: readonly [model: string, gvk: Gvk][] = [
-  ...["Namespace", "ConfigMap", "Secret", "Service", "ServiceAccount", "Pod", "Node"].flatMap(
-    (kind) => listed(`V1${kind}`, { group: "", version: "v1", kind }),
-  ),
-  ...listed("CoreV1Event", { group: "", version: "v1", kind: "Event" }),
-  ...listed("EventsV1Event", { group: "events.k8s.io", version: "v1", kind: "Event" }),
-  ...listed("V1Lease", { group: "coordination.k8s.io", version: "v1", kind: "Lease" }),
-  ...listed("V1Deployment", { group: "apps", version: "v1", kind: "Deployment" }),
-  ...listed("V1CustomResourceDefinition", {
-    group: "apiextensions.k8s.io",
-    version: "v1",
-    kind: "CustomResourceDefinition",
-  }),
-  ["V1Status", { group: "", version: "v1", kind: "Status" }],
-  ["V1DeleteOptions", { group: "", version: "v1", kind: "DeleteOptions" }],
-];
-
-function listed(model: string, gvk: Gvk): [string, Gvk][] {
-  return [
-    [model, gvk],
-    [`${model}List`, { ...gvk, kind: `${gvk.kind}List` }],
-  ];
-}
-
-/** kubernetes-types folders → API packages (the prefix of a component's name). */
-const PACKAGES: Readonly<Record<string, string>> = {
-  "meta/v1": "io.k8s.apimachinery.pkg.apis.meta.v1",
-  "core/v1": "io.k8s.api.core.v1",
-  "apps/v1": "io.k8s.api.apps.v1",
-  "coordination/v1": "io.k8s.api.coordination.v1",
-  "events/v1": "io.k8s.api.events.v1",
-  "apiextensions/v1": "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1",
-  "api/resource": "io.k8s.apimachinery.pkg.api.resource",
-};
-
-/** client-node's group prefixes (used where two groups have a type of one name). */
-const PREFIXES: Readonly<Record<string, string>> = {
-  Core: "core",
-  Events: "events",
-  Apps: "apps",
-  Coordination: "coordination",
-  Apiextensions: "apiextensions",
-};
+const REF = "#/components/schemas/";
+const META = "io.k8s.apimachinery.pkg.apis.meta.v1";
 
 /**
- * Types that are not structs: client-node types them as strings, dates or `any`; kube names
- * them. The schema here; the description from kubernetes-types (or `description` when it has
- * none).
+ * kube's description of IntOrString, which neither package has as a type of its own
+ * (kubernetes-types writes `number | string`; client-node puts it on IntOrString fields).
  */
-const NAMED: Readonly<Record<string, { schema: Record<string, unknown>; description?: string }>> = {
-  "io.k8s.apimachinery.pkg.apis.meta.v1.Time": {
-    schema: { format: "date-time", type: "string" },
-  },
-  "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime": {
-    schema: { format: "date-time", type: "string" },
-  },
-  "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1": { schema: { type: "object" } },
-  "io.k8s.apimachinery.pkg.api.resource.Quantity": {
-    schema: { oneOf: [{ type: "string" }, { type: "number" }] },
-  },
-  "io.k8s.apimachinery.pkg.util.intstr.IntOrString": {
-    schema: { format: "int-or-string", oneOf: [{ type: "integer" }, { type: "string" }] },
-    description:
-      "IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSON field that can accept a name or number.",
-  },
-  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON": { schema: {} },
-  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray": {
-    schema: {},
-  },
-  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool": {
-    schema: {},
-  },
-  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray": {
-    schema: {},
-  },
-  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresourceStatus": {
-    schema: { type: "object" },
-  },
-};
+const INT_OR_STRING_DOC =
+  "IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSON field that can accept a name or number.";
 
-// ---- reading the sources ----
+// ---- the facts: kube's documents ----
 
-interface Property {
-  /** The type as written (`Quantity`, `Array<JSON>`, `{ [name: string]: Quantity; }`). */
-  readonly type: string;
-  readonly doc: string;
-  /** Declared without `?`. */
-  readonly required: boolean;
+/** Every component of the GA documents (one per group-version kube serves by default). */
+function kubeComponents(): Map<string, Schema> {
+  const out = new Map<string, Schema>();
+  for (const file of readdirSync(OPENAPI_DIR).sort()) {
+    if (!/^(api__v1|apis__.*__v\d+)_openapi\.json$/.test(file)) continue;
+    const doc = JSON.parse(readFileSync(new URL(file, OPENAPI_DIR), "utf8")) as {
+      components: { schemas: Record<string, Schema> };
+    };
+    for (const [name, schema] of Object.entries(doc.components.schemas)) {
+      const seen = out.get(name);
+      // DeleteOptions and WatchEvent name their kind in every group: keep every one.
+      if (seen !== undefined) mergeGvks(seen, schema);
+      else out.set(name, schema);
+    }
+  }
+  return out;
 }
+
+function mergeGvks(into: Schema, from: Schema): void {
+  const key = "x-kubernetes-group-version-kind";
+  if (into[key] === undefined && from[key] === undefined) return;
+  const all = [...((into[key] as Gvk[]) ?? []), ...((from[key] as Gvk[]) ?? [])];
+  const unique = new Map(all.map((g) => [`${g.group}/${g.version}/${g.kind}`, g]));
+  into[key] = [...unique].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, g]) => g);
+}
+
+// ---- the descriptions: the npm packages ----
 
 interface Declaration {
   readonly doc: string;
-  readonly props: ReadonlyMap<string, Property>;
+  /** Field docs by TypeScript property name. */
+  readonly props: ReadonlyMap<string, string>;
 }
 
 /** The doc comment right before `node`, as text (lines joined with "\n", `*` margins cut). */
 function docOf(text: string, node: ts.Node): string {
-  const ranges = ts.getLeadingCommentRanges(text, node.pos) ?? [];
-  const last = ranges.at(-1);
+  const last = (ts.getLeadingCommentRanges(text, node.pos) ?? []).at(-1);
   if (last === undefined) return "";
   const raw = text.slice(last.pos, last.end);
   if (!raw.startsWith("/**")) return "";
@@ -140,29 +94,16 @@ function declarations(file: string, clean = (doc: string) => doc): Map<string, D
   for (const s of source.statements) {
     if (!ts.isInterfaceDeclaration(s) && !ts.isClassDeclaration(s) && !ts.isTypeAliasDeclaration(s))
       continue;
-    const props = new Map<string, Property>();
+    const props = new Map<string, string>();
     for (const m of ts.isTypeAliasDeclaration(s) ? [] : s.members) {
       if (!ts.isPropertySignature(m) && !ts.isPropertyDeclaration(m)) continue;
       if (ts.getCombinedModifierFlags(m as ts.Declaration) & ts.ModifierFlags.Static) continue;
       const name = ts.isStringLiteral(m.name) || ts.isIdentifier(m.name) ? m.name.text : "";
-      props.set(name, {
-        type: m.type?.getText(source).replace(/\s+/g, " ") ?? "",
-        doc: clean(docOf(text, m)),
-        required: m.questionToken === undefined,
-      });
+      props.set(name, clean(docOf(text, m)));
     }
     out.set(s.name!.text, { doc: clean(docOf(text, s)), props });
   }
   return out;
-}
-
-/** A client-node model's .d.ts declaration (its properties by TypeScript name). */
-function clientNodeModel(name: string): Declaration {
-  const file = new URL(`gen/models/${name}.d.ts`, import.meta.resolve("@kubernetes/client-node"))
-    .pathname;
-  const decl = declarations(file, unescapeDoc).get(name);
-  if (decl === undefined) throw new Error(`client-node has no model ${name}`);
-  return decl;
 }
 
 /** client-node's doc comments escape a quote with one backslash, a backslash with three more. */
@@ -170,221 +111,209 @@ function unescapeDoc(doc: string): string {
   return doc.replaceAll("\\\\\\\\", "\\").replace(/\\(["'])/g, "$1");
 }
 
-const typesDir = new URL("./", import.meta.resolve("kubernetes-types/package.json"));
-const kubernetesTypes = new Map(
-  Object.keys(PACKAGES).map((folder) => [
-    folder,
-    declarations(new URL(`${folder}.d.ts`, typesDir).pathname),
-  ]),
-);
-
 interface Attribute {
   /** The TypeScript name (`x_kubernetes_list_type`); `baseName` is the JSON one. */
   name: string;
   baseName: string;
-  type: string;
-  format: string;
 }
 const models = new Map(Object.entries(clientNode as Record<string, unknown>));
 const attributesOf = (model: string) =>
   (models.get(model) as { attributeTypeMap?: Attribute[] } | undefined)?.attributeTypeMap;
 
-// ---- naming ----
+/** A component's API package and short name: `io.k8s.api.core.v1`, `Pod`. */
+function split(component: string): { pkg: string; bare: string } {
+  const dot = component.lastIndexOf(".");
+  return { pkg: component.slice(0, dot), bare: component.slice(dot + 1) };
+}
 
-/** `Array<T>` and `{ [key: string]: T; }` wrappers (`[]`, `{}`), outermost first, and T. */
-function unwrap(type: string): { wrappers: string; inner: string } {
-  let wrappers = "";
-  let inner = type.trim();
-  for (;;) {
-    const array = /^Array<(.*)>$/.exec(inner);
-    const map = /^\{ \[(?:key|name): string\]: (.*); \}$/.exec(inner);
-    if (array === null && map === null) return { wrappers, inner };
-    wrappers += array ? "[]" : "{}";
-    inner = (array ?? map)![1]!.trim();
+/** `io.k8s.api.core.v1` → core, v1; meta, apiextensions, apiregistration likewise. */
+function groupVersionOf(pkg: string): { group: string; version: string } | undefined {
+  const m =
+    /^io\.k8s\.(?:api|apimachinery\.pkg\.apis|apiextensions-apiserver\.pkg\.apis|kube-aggregator\.pkg\.apis)\.([a-z0-9]+)\.(v\d+(?:alpha\d+|beta\d+)?)$/.exec(
+      pkg,
+    );
+  return m === null ? undefined : { group: m[1]!, version: m[2]! };
+}
+
+const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/**
+ * The client-node model of a component, with its field docs by JSON name: `CoreV1Event` where
+ * client-node prefixes the group (a name two groups share), else `V1Pod`. A model whose fields
+ * are not all the component's is not it.
+ */
+function clientNodeDocs(component: string, kube: Schema): Declaration | undefined {
+  const { pkg, bare } = split(component);
+  const gv = groupVersionOf(pkg);
+  if (gv === undefined) return undefined;
+  const version = capital(gv.version);
+  const fields = new Set(Object.keys((kube.properties as Schema | undefined) ?? {}));
+  for (const model of [`${capital(gv.group)}${version}${bare}`, `${version}${bare}`]) {
+    const attributes = attributesOf(model);
+    if (attributes === undefined || !attributes.every((a) => fields.has(a.baseName))) continue;
+    const file = new URL(`gen/models/${model}.d.ts`, import.meta.resolve("@kubernetes/client-node"))
+      .pathname;
+    const decl = declarations(file, unescapeDoc).get(model);
+    if (decl === undefined) continue;
+    const byJson = new Map(attributes.map((a) => [a.baseName, decl.props.get(a.name) ?? ""]));
+    return { doc: decl.doc, props: byJson };
   }
+  return undefined;
+}
+
+const typesDir = new URL("./", import.meta.resolve("kubernetes-types/package.json"));
+const typesFiles = new Map<string, Map<string, Declaration> | undefined>();
+
+/** kubernetes-types' declaration of a component (its folder from the API package). */
+function kubernetesTypesDocs(component: string): Declaration | undefined {
+  const { pkg, bare } = split(component);
+  const gv = groupVersionOf(pkg);
+  const file =
+    gv !== undefined
+      ? `${gv.group}/${gv.version}`
+      : ({
+          "io.k8s.apimachinery.pkg.api.resource": "api/resource",
+          "io.k8s.apimachinery.pkg.runtime": "runtime",
+        }[pkg] ?? "");
+  if (!typesFiles.has(file)) {
+    const path = new URL(`${file}.d.ts`, typesDir);
+    let decls: Map<string, Declaration> | undefined;
+    try {
+      decls = file === "" ? undefined : declarations(path.pathname);
+    } catch {
+      decls = undefined; // a group kubernetes-types does not have (apiregistration)
+    }
+    typesFiles.set(file, decls);
+  }
+  return typesFiles.get(file)?.get(bare);
 }
 
 /**
- * The kubernetes-types folder of a client-node model: from its group prefix, else the one
- * folder of its version that declares the name, else (a type newer than kubernetes-types) the
- * folder of the model that uses it.
+ * The description of a kind's `metadata`: every kind's Go type has the same comment on it, which
+ * client-node leaves off struct-typed fields and kubernetes-types (1.30) has for the kinds it
+ * knows. Kinds newer than kubernetes-types get it from ConfigMap's.
  */
-function folderOf(model: string, parent: string | undefined): { folder: string; bare: string } {
-  const m = /^([A-Z][a-z]+)?(V\d+(?:alpha\d+|beta\d+)?)([A-Z].*)$/.exec(model);
-  if (m === null) throw new Error(`unexpected model name ${model}`);
-  const [, prefix, version, bare] = m as unknown as [string, string | undefined, string, string];
-  const v = version.toLowerCase();
-  if (prefix !== undefined) {
-    const group = PREFIXES[prefix];
-    if (group === undefined) throw new Error(`no group for prefix ${prefix} of ${model}`);
-    return { folder: `${group}/${v}`, bare };
+const KIND_METADATA_DOCS: Readonly<Record<string, string | undefined>> = {
+  [`${META}.ObjectMeta`]: kubernetesTypesDocs("io.k8s.api.core.v1.ConfigMap")?.props.get(
+    "metadata",
+  ),
+  [`${META}.ListMeta`]: kubernetesTypesDocs("io.k8s.api.core.v1.ConfigMapList")?.props.get(
+    "metadata",
+  ),
+};
+
+/**
+ * What the packages say of one component: its description and its fields'. `typeDocs` are the
+ * descriptions of the types that are not structs (IntOrString, MicroTime, JSON…), which
+ * client-node puts on a field of such a type in place of the field's own.
+ */
+function describe(component: string, kube: Schema, typeDocs: ReadonlySet<string>): Declaration {
+  const own = clientNodeDocs(component, kube);
+  const typed = kubernetesTypesDocs(component);
+  const doc =
+    component === "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
+      ? INT_OR_STRING_DOC
+      : own?.doc || typed?.doc || "";
+  const isKind = kube["x-kubernetes-group-version-kind"] !== undefined;
+  const props = new Map<string, string>();
+  for (const [field, p] of Object.entries((kube.properties as Record<string, Schema>) ?? {})) {
+    const mine = own?.props.get(field) ?? "";
+    let theirs = typed?.props.get(field) ?? "";
+    if (theirs === "" && isKind && field === "metadata") {
+      theirs = KIND_METADATA_DOCS[refsOf(p, new Set()).values().next().value ?? ""] ?? "";
+    }
+    props.set(field, mine !== "" && !typeDocs.has(mine) ? mine : theirs);
   }
-  const found = [...kubernetesTypes]
-    .filter(([folder, decls]) => folder.endsWith(`/${v}`) && decls.has(bare))
-    .map(([folder]) => folder);
-  if (found.length > 1) throw new Error(`${model} is in ${found.join(" and ")}: add a prefix rule`);
-  if (found.length === 1) return { folder: found[0]!, bare };
-  if (parent === undefined) throw new Error(`cannot place root model ${model}`);
-  return { folder: parent, bare };
+  return { doc, props };
 }
 
 // ---- building ----
 
-type Schema = Record<string, unknown>;
-const REF = "#/components/schemas/";
-
-/** Keys in kube's order (sorted), for stable, comparable output. */
-function sorted(o: Schema): Schema {
-  return Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
-}
-
-/** A field's schema: `inner` (a scalar schema or a ref) behind list/map wrappers. */
-function wrap(wrappers: string, inner: Schema, description: string, markers: Schema): Schema {
-  const desc = description === "" ? {} : { description };
-  if (wrappers === "") {
-    if (!("$ref" in inner)) return sorted({ ...inner, ...desc, ...markers });
-    const bare = description === "" && Object.keys(markers).length === 0;
-    return bare ? inner : sorted({ allOf: [inner], ...desc, ...markers });
+/** `schema` with kube's descriptions replaced by `doc` (and its fields' by `fields`). */
+function redescribe(schema: Schema, doc: string, fields?: ReadonlyMap<string, string>): Schema {
+  const out: Schema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "description") continue;
+    if (key === "properties" && fields !== undefined) {
+      const props = value as Record<string, Schema>;
+      out[key] = Object.fromEntries(
+        Object.entries(props).map(([name, p]) => [name, redescribe(p, fields.get(name) ?? "")]),
+      );
+    } else if (key === "items" || (key === "additionalProperties" && typeof value === "object")) {
+      out[key] = redescribe(value as Schema, "");
+    } else {
+      out[key] = value;
+    }
   }
-  const nested = wrap(wrappers.slice(2), inner, "", {});
-  return sorted(
-    wrappers.startsWith("[]")
-      ? { ...desc, items: nested, type: "array", ...markers }
-      : { ...desc, additionalProperties: nested, type: "object", ...markers },
-  );
+  if (doc === "") return out;
+  // kube's order: keys sorted, so the description goes where kube had it.
+  const entries = Object.entries(out);
+  const at = entries.findIndex(([k]) => k > "description");
+  entries.splice(at === -1 ? entries.length : at, 0, ["description", doc]);
+  return Object.fromEntries(entries);
 }
 
-/** client-node's scalar types and formats as OpenAPI. */
-function scalar(type: string, format: string): Schema | string {
-  switch (type) {
-    case "string":
-      return format === "" ? { type: "string" } : { format, type: "string" };
-    case "boolean":
-      return { type: "boolean" };
-    case "number":
-      return format === "double" || format === ""
-        ? { format: "double", type: "number" }
-        : {
-            format,
-            type: "integer",
-          };
-    case "Date":
-      return "io.k8s.apimachinery.pkg.apis.meta.v1.Time";
-    case "V1MicroTime":
-      return "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime";
-    case "IntOrString":
-      return "io.k8s.apimachinery.pkg.util.intstr.IntOrString";
-    case "any":
-      return { "x-kubernetes-preserve-unknown-fields": true };
-    default:
-      throw new Error(`unexpected client-node type ${type} (${format})`);
+/** Every `#/components/schemas/` reference in a schema. */
+function refsOf(value: unknown, out: Set<string>): Set<string> {
+  if (Array.isArray(value)) for (const v of value) refsOf(v, out);
+  else if (value !== null && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === "$ref" && typeof v === "string" && v.startsWith(REF)) out.add(v.slice(REF.length));
+      else refsOf(v, out);
+    }
   }
+  return out;
 }
 
-/** A named (non-struct) type kubernetes-types gives a field, if it is one of {@link NAMED}. */
-function namedOf(folder: string, typeText: string | undefined): string | undefined {
-  if (typeText === undefined) return undefined;
-  const { inner } = unwrap(typeText);
-  const candidates = [
-    `${PACKAGES[folder]}.${inner}`,
-    ...Object.values(PACKAGES).map((p) => `${p}.${inner}`),
-  ];
-  return candidates.find((c) => NAMED[c] !== undefined);
+/** The root components: every served kind and its list, Status and DeleteOptions. */
+function roots(kube: ReadonlyMap<string, Schema>): string[] {
+  const byGvk = new Map<string, string>();
+  for (const [name, s] of kube) {
+    for (const g of (s["x-kubernetes-group-version-kind"] as Gvk[] | undefined) ?? []) {
+      byGvk.set(`${g.group}/${g.version}/${g.kind}`, name);
+    }
+  }
+  const out = [`${META}.Status`, `${META}.DeleteOptions`];
+  for (const r of BUILTIN_RESOURCES) {
+    const kind = byGvk.get(`${r.group}/${r.version}/${r.kind}`);
+    if (kind === undefined) throw new Error(`kube's documents have no ${r.kind} in ${r.group}`);
+    out.push(kind);
+    const list = byGvk.get(`${r.group}/${r.version}/${r.kind}List`);
+    if (list !== undefined) out.push(list);
+  }
+  return out;
 }
-
-/** A named type's description. */
-function namedDoc(name: string): string | undefined {
-  const dot = name.lastIndexOf(".");
-  const folder = Object.keys(PACKAGES).find((f) => PACKAGES[f] === name.slice(0, dot));
-  return (
-    NAMED[name]?.description ?? kubernetesTypes.get(folder ?? "")?.get(name.slice(dot + 1))?.doc
-  );
-}
-
-const namedDocs = new Set(Object.keys(NAMED).map(namedDoc));
 
 /**
- * A field's description: client-node's, except where its generator put the description of the
- * field's type instead (IntOrString and MicroTime fields) or none: then kubernetes-types'.
+ * Every component schema the served kinds reach, by name, sorted; and `missing`: the components
+ * and fields kube describes that the packages do not (left without a description).
  */
-function fieldDoc(own: string | undefined, typed: string | undefined): string {
-  if (own === undefined || own === "" || namedDocs.has(own)) return typed || own || "";
-  return own;
-}
-
-/** Every component schema reachable from the roots, by name, sorted. */
-export function generateBuiltinSchemas(): Map<string, Schema> {
+export function generateBuiltinSchemas(): { schemas: Map<string, Schema>; missing: string[] } {
+  const kube = kubeComponents();
+  const typeDocs = new Set([INT_OR_STRING_DOC]);
+  for (const [name, s] of kube) {
+    const doc = s.properties === undefined ? kubernetesTypesDocs(name)?.doc : undefined;
+    if (doc) typeDocs.add(doc);
+  }
   const out = new Map<string, Schema>();
-  const names = new Map<string, string>();
-  const gvks = new Map(ROOTS);
-  const used = new Set<string>();
-
-  const visit = (model: string, parent: string | undefined): string => {
-    const known = names.get(model);
-    if (known !== undefined) return known;
-    const { folder, bare } = folderOf(model, parent);
-    const name = `${PACKAGES[folder]}.${bare}`;
-    if ([...names.values()].includes(name)) throw new Error(`two models named ${name}`);
-    names.set(model, name);
-    const decl = clientNodeModel(model);
-    const types = kubernetesTypes.get(folder)?.get(bare);
-    const markers = FIELD_MARKERS[name] ?? {};
-    const properties: Schema = {};
-    const required: string[] = [];
-    for (const a of attributesOf(model)!) {
-      const { wrappers, inner } = unwrap(a.type);
-      const own = decl.props.get(a.name);
-      const typed = types?.props.get(a.baseName);
-      let target: Schema;
-      if (attributesOf(inner) !== undefined) {
-        target = { $ref: REF + visit(inner, folder) };
-      } else {
-        const named = namedOf(folder, typed?.type);
-        const s = named ?? scalar(inner, a.format);
-        if (typeof s === "string") used.add(s);
-        target = typeof s === "string" ? { $ref: REF + s } : s;
-      }
-      const fieldMarkers = markers[a.baseName] ?? {};
-      if (Object.keys(fieldMarkers).length > 0) {
-        const list =
-          "x-kubernetes-list-type" in fieldMarkers ||
-          "x-kubernetes-patch-merge-key" in fieldMarkers;
-        if (list !== wrappers.startsWith("[]")) {
-          throw new Error(`${name}.${a.baseName}: list markers on a field that is not a list`);
-        }
-      }
-      properties[a.baseName] = wrap(wrappers, target, fieldDoc(own?.doc, typed?.doc), fieldMarkers);
-      if (own?.required) required.push(a.baseName);
+  const missing: string[] = [];
+  const pending = roots(kube);
+  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+    if (out.has(name)) continue;
+    const schema = kube.get(name);
+    if (schema === undefined) throw new Error(`kube's documents refer to ${name} but lack it`);
+    const { doc, props } = describe(name, schema, typeDocs);
+    out.set(name, redescribe(schema, doc, props));
+    if (doc === "" && schema.description !== undefined) missing.push(name);
+    for (const [field, p] of Object.entries((schema.properties as Record<string, Schema>) ?? {})) {
+      if (props.get(field) === "" && p.description !== undefined) missing.push(`${name}.${field}`);
     }
-    for (const field of Object.keys(markers)) {
-      if (!(field in properties))
-        throw new Error(`${name} has no field ${field} (builtin-schema-lists.ts)`);
-    }
-    const gvk = gvks.get(model);
-    out.set(
-      name,
-      sorted({
-        ...(decl.doc === "" ? {} : { description: decl.doc }),
-        properties: sorted(properties),
-        ...(required.length > 0 ? { required: required.sort() } : {}),
-        type: "object",
-        ...(gvk ? { "x-kubernetes-group-version-kind": [sorted(gvk)] } : {}),
-      }),
-    );
-    return name;
+    pending.push(...refsOf(schema, new Set()));
+  }
+  return {
+    schemas: new Map([...out].sort(([a], [b]) => (a < b ? -1 : 1))),
+    missing: missing.sort(),
   };
-  for (const [model] of ROOTS) visit(model, undefined);
-
-  for (const [name, { schema }] of Object.entries(NAMED)) {
-    if (!used.has(name)) continue;
-    const doc = namedDoc(name);
-    out.set(name, sorted({ ...schema, ...(doc ? { description: doc } : {}) }));
-  }
-  for (const name of Object.keys(FIELD_MARKERS)) {
-    if (!out.has(name))
-      throw new Error(`builtin-schema-lists.ts names ${name}, which no kind uses`);
-  }
-  return new Map([...out].sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
 /** The file's text: one component per line, so a change shows as the lines of its types. */

@@ -1,22 +1,39 @@
 /**
- * src/apiserver/http/builtin-schemas.json — the OpenAPI v3 component schemas of the built-in
- * kinds, which /openapi/v3 serves and `kubectl explain` reads — is generated from
- * @kubernetes/client-node's models and kubernetes-types (builtin-schemas-gen.ts). This test
- * rebuilds it and fails when the committed file differs; `KONTROLLER_UPDATE_BUILTIN_SCHEMAS=1`
- * writes it instead.
+ * src/apiserver/http/builtin-schemas.json — the OpenAPI component schemas of every built-in
+ * kind, which /openapi/v3 and /openapi/v2 serve and `kubectl explain` reads — is generated from
+ * Kubernetes 1.36's OpenAPI documents in ../shared/k8s-api (the structure) and from
+ * @kubernetes/client-node's models and kubernetes-types (the descriptions) by
+ * builtin-schemas-gen.ts. This test rebuilds it and fails when the committed file differs;
+ * `KONTROLLER_UPDATE_BUILTIN_SCHEMAS=1` writes it instead.
  */
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { it } from "node:test";
+import { OPENAPI_DIR } from "./builtin-resources-gen.ts";
 import { generateBuiltinSchemas, renderBuiltinSchemas } from "./builtin-schemas-gen.ts";
 
 const FILE = new URL("../../src/apiserver/http/builtin-schemas.json", import.meta.url);
 
 /** The file ships in the package (twice: src and dist); it grows only with the API. */
-const MAX_BYTES = 400 * 1024;
+const MAX_BYTES = 1024 * 1024;
 
-it("builtin-schemas.json is the table client-node's models and kubernetes-types give", async () => {
-  const text = renderBuiltinSchemas(generateBuiltinSchemas());
+const noReferenceData = existsSync(OPENAPI_DIR)
+  ? false
+  : `no reference data at ${OPENAPI_DIR.pathname} (../shared/k8s-api, beside the repository)`;
+
+it("builtin-schemas.json is kube's schemas with the descriptions client-node and kubernetes-types give", {
+  skip: noReferenceData,
+}, async () => {
+  const { schemas, missing } = generateBuiltinSchemas();
+  // The packages describe every type; what they lack is fields of struct type newer than
+  // kubernetes-types (client-node documents scalar fields only): those go undescribed.
+  assert.deepEqual(
+    missing.filter((m) => schemas.has(m)),
+    [],
+    "every type has a description",
+  );
+  const text = renderBuiltinSchemas(schemas);
   if (process.env.KONTROLLER_UPDATE_BUILTIN_SCHEMAS === "1") {
     await writeFile(FILE, text);
     return;
@@ -37,7 +54,7 @@ it("builtin-schemas.json is the table client-node's models and kubernetes-types 
   assert.equal(committed, text);
 });
 
-it("builtin-schemas.json stays compact: one shared component per type, under 400 KiB", async () => {
+it("builtin-schemas.json stays compact: one shared component per type, under 1 MiB", async () => {
   const text = await readFile(FILE, "utf8");
   assert.ok(text.length < MAX_BYTES, `builtin-schemas.json is ${text.length} bytes`);
   const schemas = JSON.parse(text) as Record<string, Record<string, unknown>>;

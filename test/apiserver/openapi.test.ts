@@ -83,13 +83,15 @@ describe("/openapi/v3", () => {
 
   it("lists one document per group-version, each at ?hash=<its SHA-512>", () => {
     const gvs = Object.keys(index.paths).sort();
-    // Every group-version with a stored resource (kube lists the review groups too: not yet).
+    // Every group-version served, the review groups' too, as kube-apiserver lists them.
     assert.deepEqual(gvs, [
       "api/v1",
       "apis/admissionregistration.k8s.io/v1",
       "apis/apiextensions.k8s.io/v1",
       "apis/apiregistration.k8s.io/v1",
       "apis/apps/v1",
+      "apis/authentication.k8s.io/v1",
+      "apis/authorization.k8s.io/v1",
       "apis/autoscaling/v1",
       "apis/autoscaling/v2",
       "apis/batch/v1",
@@ -153,6 +155,81 @@ describe("/openapi/v3", () => {
     });
   }
 
+  it("publishes every kind discovery lists in its group-version's document, by its GVK", async () => {
+    const gvs = [
+      "v1",
+      ...((await call(s.url, "GET", "/apis")).body.groups as Loose[]).flatMap((g) =>
+        (g.versions as Loose[]).map((v) => v.groupVersion as string),
+      ),
+    ];
+    let kinds = 0;
+    for (const groupVersion of gvs) {
+      const path = groupVersion === "v1" ? "/api/v1" : `/apis/${groupVersion}`;
+      const [group, version] = groupVersion.includes("/") ? groupVersion.split("/") : ["", "v1"];
+      const all = await schemas(path.slice(1));
+      const list = (await call(s.url, "GET", path)).body.resources as Loose[];
+      for (const r of list.filter((r) => !r.name.includes("/"))) {
+        const withGvk = (kind: string) =>
+          Object.keys(all).filter((n) =>
+            all[n]["x-kubernetes-group-version-kind"]?.some(
+              (g: Loose) => g.group === group && g.version === version && g.kind === kind,
+            ),
+          );
+        assert.equal(withGvk(r.kind).length, 1, `${groupVersion} ${r.kind}`);
+        const kind = all[withGvk(r.kind)[0]!];
+        assert.equal(kind.type, "object", r.kind);
+        assert.ok(kind.description.length > 20, `${r.kind} has a description`);
+        if (r.verbs.includes("list")) {
+          assert.equal(withGvk(`${r.kind}List`).length, 1, `${groupVersion} ${r.kind}List`);
+        }
+        kinds++;
+      }
+      for (const ref of refsIn(all)) assert.ok(all[ref.slice(REF.length)] !== undefined, ref);
+    }
+    assert.ok(kinds >= 68, `${kinds} kinds`);
+  });
+
+  it("serves /openapi/v2: one Swagger 2.0 document with kube's definition names, in JSON", async () => {
+    const r = await call(s.url, "GET", "/openapi/v2");
+    assert.equal(r.status, 200);
+    const v2 = r.body;
+    assert.equal(v2.swagger, "2.0");
+    const ingress = v2.definitions["io.k8s.api.networking.v1.Ingress"];
+    assert.deepEqual(ingress["x-kubernetes-group-version-kind"], [
+      { group: "networking.k8s.io", kind: "Ingress", version: "v1" },
+    ]);
+    // Swagger 2.0 has no allOf beside a description: a $ref with its description, as kube.
+    assert.equal(
+      ingress.properties.spec.$ref,
+      "#/definitions/io.k8s.api.networking.v1.IngressSpec",
+    );
+    assert.equal(v2.definitions["io.k8s.apimachinery.pkg.util.intstr.IntOrString"].type, "string");
+    const rules = v2.definitions["io.k8s.api.rbac.v1.ClusterRole"].properties.rules;
+    assert.equal(rules.items.$ref, "#/definitions/io.k8s.api.rbac.v1.PolicyRule");
+    for (const ref of refsIn(v2)) {
+      if (ref.startsWith("#/definitions/")) {
+        assert.ok(v2.definitions[ref.slice("#/definitions/".length)], ref);
+      }
+    }
+    const patch =
+      v2.paths["/apis/networking.k8s.io/v1/namespaces/{namespace}/ingresses/{name}"].patch;
+    assert.deepEqual(patch["x-kubernetes-group-version-kind"], {
+      group: "networking.k8s.io",
+      version: "v1",
+      kind: "Ingress",
+    });
+    assert.ok(
+      patch.parameters.some((p: Loose) => p.name === "fieldValidation" && p.in === "query"),
+    );
+    // JSON for a JSON client; kube also speaks protobuf here, this server answers 406 to it.
+    const accept = async (a: string) =>
+      (await fetch(`${s.url}/openapi/v2`, { headers: { accept: a } })).status;
+    assert.equal(await accept("application/json"), 200);
+    assert.equal(await accept("*/*"), 200);
+    assert.equal(await accept("text/html"), 406);
+    assert.equal(await accept("application/com.github.proto-openapi.spec.v2@v1.0+protobuf"), 406);
+  });
+
   it("shares one component per type: Pod and Deployment reach the same PodSpec", async () => {
     const core = await schemas("api/v1");
     const apps = await schemas("apis/apps/v1");
@@ -192,6 +269,7 @@ describe("/openapi/v3", () => {
       description: container.properties.args.description,
       items: { type: "string" },
       type: "array",
+      "x-kubernetes-list-type": "atomic",
     });
     assert.deepEqual(container.properties.ports["x-kubernetes-list-map-keys"], [
       "containerPort",

@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Clock } from "../../core/index.ts";
-import type { Registry, ServedResource } from "../registry/registry.ts";
+import type { Registry } from "../registry/registry.ts";
 import { BuiltinSchemas } from "./builtin-schemas.ts";
 import { groupsOf } from "./discovery.ts";
-import { groupVersionDocument, gvPath } from "./openapi.ts";
+import { groupVersionDocument, gvPath, type PublishedResource } from "./openapi.ts";
+import { swaggerDocument } from "./openapi-v2.ts";
+import { UNSTORED_RESOURCES } from "./unstored.ts";
 
 /** A document as sent: its JSON bytes and their hash (the ETag, and the index's `?hash=`). */
 interface Rendered {
@@ -13,14 +15,14 @@ interface Rendered {
 }
 
 interface CachedDocument extends Rendered {
-  /** The served resources it was built from. */
-  readonly served: readonly ServedResource[];
+  /** The published resources it was built from. */
+  readonly served: readonly PublishedResource[];
 }
 
 interface GroupVersion {
   readonly group: string;
   readonly version: string;
-  readonly served: readonly ServedResource[];
+  readonly served: readonly PublishedResource[];
 }
 
 /** How long a document asked for by its hash may be kept: kube-openapi's year. */
@@ -36,16 +38,25 @@ const IMMUTABLE_MS = 365 * 24 * 3600 * 1000;
  *   with an old hash, a 301 to the current one; with none, its `ETag` to revalidate;
  * - a request whose `If-None-Match` has the current ETag gets 304 and no body.
  *
- * Invariant: a cached document is the serialization of exactly the `ServedResource` objects it
- * records (compared by identity). The registry makes a new one on every change (a CRD
- * established, updated or removed), so the same objects mean the same document and the same
- * hash; anything else builds the document again. Nothing is built, and the built-in schemas are
- * not read, before the first OpenAPI request.
+ * And `GET /openapi/v2`: every group-version in one Swagger 2.0 document (see
+ * {@link swaggerDocument}), in JSON only. kube-apiserver also answers it in protobuf (the form
+ * client-go asks for); a client that accepts only protobuf gets 406, as kube answers an Accept it
+ * cannot serve.
+ *
+ * The documents cover the registry's resources and the resources answered without storage (the
+ * reviews, bindings, componentstatuses), as kube's cover every resource it serves.
+ *
+ * Invariant: a cached document is the serialization of exactly the `PublishedResource` objects
+ * it records (compared by identity). The registry makes a new one on every change (a CRD
+ * established, updated or removed) and the unstored ones are constants, so the same objects
+ * mean the same document and the same hash; anything else builds the document again. Nothing is
+ * built, and the built-in schemas are not read, before the first OpenAPI request.
  */
 export class OpenApiService {
   readonly #registry: Pick<Registry, "all">;
   readonly #clock: Clock;
   readonly #documents = new Map<string, CachedDocument>();
+  #swagger: CachedDocument | undefined;
   #builtins: Promise<BuiltinSchemas> | undefined;
 
   constructor(registry: Pick<Registry, "all">, clock: Clock) {
@@ -53,13 +64,26 @@ export class OpenApiService {
     this.#clock = clock;
   }
 
-  /** Answers `path` (`v3`, `v3/api/v1`, `v3/apis/apps/v1`); false when it names no document. */
+  /**
+   * Answers `path` (`v2`, `v3`, `v3/api/v1`, `v3/apis/apps/v1`); false when it names no
+   * document.
+   */
   async serve(
     req: IncomingMessage,
     res: ServerResponse,
     path: string,
     query: URLSearchParams,
   ): Promise<boolean> {
+    if (path === "v2" || path === "v2/") {
+      res.setHeader("Vary", "Accept");
+      if (!acceptsJson(req.headers.accept)) {
+        res.statusCode = 406;
+        res.end();
+        return true;
+      }
+      send(req, res, await this.#swaggerDocument());
+      return true;
+    }
     if (path === "v3" || path === "v3/") {
       send(req, res, await this.#index());
       return true;
@@ -83,6 +107,34 @@ export class OpenApiService {
     }
     send(req, res, doc);
     return true;
+  }
+
+  async #swaggerDocument(): Promise<Rendered> {
+    const current = [...this.#groupVersions().values()];
+    const served = current.flatMap((gv) => gv.served);
+    const cached = this.#swagger;
+    if (
+      cached !== undefined &&
+      cached.served.length === served.length &&
+      cached.served.every((s, i) => s === served[i])
+    ) {
+      return cached;
+    }
+    const builtins = await this.#loadBuiltins();
+    const docs = current.map((gv) =>
+      groupVersionDocument(gv.served, gv.group, gv.version, builtins),
+    );
+    this.#swagger = { ...render(swaggerDocument(docs)), served };
+    return this.#swagger;
+  }
+
+  #loadBuiltins(): Promise<BuiltinSchemas> {
+    // A failed read (the file missing from a broken install) is tried again next time.
+    this.#builtins ??= BuiltinSchemas.load().catch((err: unknown) => {
+      this.#builtins = undefined;
+      throw err;
+    });
+    return this.#builtins;
   }
 
   async #index(): Promise<Rendered> {
@@ -111,12 +163,7 @@ export class OpenApiService {
     ) {
       return cached;
     }
-    // A failed read (the file missing from a broken install) is tried again next time.
-    this.#builtins ??= BuiltinSchemas.load().catch((err: unknown) => {
-      this.#builtins = undefined;
-      throw err;
-    });
-    const builtins = await this.#builtins;
+    const builtins = await this.#loadBuiltins();
     const doc = {
       ...render(groupVersionDocument(current.served, current.group, current.version, builtins)),
       served: current.served,
@@ -127,7 +174,10 @@ export class OpenApiService {
 
   #groupVersions(): Map<string, GroupVersion> {
     const out = new Map<string, GroupVersion>();
-    for (const [group, versions] of groupsOf(this.#registry)) {
+    const published = {
+      all: (): PublishedResource[] => [...this.#registry.all(), ...UNSTORED_RESOURCES],
+    };
+    for (const [group, versions] of groupsOf(published)) {
       for (const [version, served] of versions) {
         out.set(gvPath(group, version), { group, version, served });
       }
@@ -157,6 +207,20 @@ function send(req: IncomingMessage, res: ServerResponse, doc: Rendered): void {
   res.setHeader("Content-Type", "application/json");
   res.setHeader("Content-Length", doc.body.length);
   res.end(doc.body);
+}
+
+/**
+ * Whether an Accept header admits JSON, as kube-openapi's v2 handler negotiates: no header, or a
+ * media range matching `application/json` (`*\/*`, `application/*`).
+ */
+function acceptsJson(accept: string | undefined): boolean {
+  if (accept === undefined || accept.trim() === "") return true;
+  return accept.split(",").some((clause) => {
+    const [range = "", ...params] = clause.split(";").map((p) => p.trim().toLowerCase());
+    if (params.some((p) => /^q=0(\.0*)?$/.test(p))) return false;
+    const [type, subtype] = range.split("/");
+    return (type === "application" || type === "*") && (subtype === "json" || subtype === "*");
+  });
 }
 
 /** `If-None-Match` (a list of entity tags, weak or strong, or `*`) names `etag`. */

@@ -8,8 +8,22 @@ export function gvPath(group: string, version: string): string {
   return group === "" ? `api/${version}` : `apis/${group}/${version}`;
 }
 
+/**
+ * A resource the documents describe: a stored one (built-in or custom), or one answered without
+ * storage (the reviews, bindings, componentstatuses), which has no `custom`.
+ */
+export type PublishedResource = Pick<ServedResource, "def" | "verbs" | "custom">;
+
+/** A group-version's document, as {@link groupVersionDocument} builds it. */
+export interface OpenApiV3Document {
+  readonly openapi: string;
+  readonly info: { readonly title: string; readonly version: string };
+  readonly paths: Readonly<Record<string, unknown>>;
+  readonly components: { readonly schemas: Readonly<Record<string, JsonSchema>> };
+}
+
 /** A custom resource's component name, as kube names it: `com.example.v1.Widget`. */
-function customSchemaName(s: ServedResource, kind: string): string {
+function customSchemaName(s: PublishedResource, kind: string): string {
   return `${s.def.group.split(".").reverse().join(".")}.${s.def.version}.${kind}`;
 }
 
@@ -41,22 +55,21 @@ const ref = (name: string) => ({ $ref: COMPONENT_REF + name });
  * Every PATCH operation carries `x-kubernetes-group-version-kind` and the `fieldValidation`
  * parameter, which `kubectl apply`/`create` look for before using server-side field validation.
  * PATCH operations do not list strategic merge patch, so kubectl computes those patches from its
- * own compiled-in types (the merge keys in these schemas are a hand-kept table; kubectl's types
- * are exact).
+ * own compiled-in types.
  */
 export function groupVersionDocument(
-  served: readonly ServedResource[],
+  served: readonly PublishedResource[],
   group: string,
   version: string,
   builtins: BuiltinSchemas,
-): unknown {
+): OpenApiV3Document {
   const paths: Record<string, unknown> = {};
   const schemas: Record<string, JsonSchema> = {};
   const needed = new Set([STATUS, DELETE_OPTIONS]);
   const base = `/${gvPath(group, version)}`;
   for (const s of served) {
-    let kindName = builtins.nameOf(group, version, s.def.kind);
-    let listName = builtins.nameOf(group, version, `${s.def.kind}List`);
+    let kindName = s.custom ? undefined : builtins.nameOf(group, version, s.def.kind);
+    let listName = s.custom ? undefined : builtins.nameOf(group, version, `${s.def.kind}List`);
     if (kindName !== undefined) {
       needed.add(kindName);
       if (listName !== undefined) needed.add(listName);
@@ -83,8 +96,13 @@ export function groupVersionDocument(
   };
 }
 
+/**
+ * The operations of a resource, one per verb it answers, at kube's paths: `list`,
+ * `deletecollection` and `create` on the collection, `get`, `update`, `patch` and `delete` on an
+ * object (a review is `create` only; componentstatuses `get` and `list`).
+ */
 function resourcePaths(
-  s: ServedResource,
+  s: PublishedResource,
   base: string,
   kindName: string,
   listName: string,
@@ -103,28 +121,39 @@ function resourcePaths(
     responses: { "200": { description: "OK", ...body(returns) } },
     ...extra,
   });
+  const verbs = new Set(s.verbs);
   const collection = isNamespaced(s.def)
     ? `${base}/namespaces/{namespace}/${s.def.plural}`
     : `${base}/${s.def.plural}`;
+  const onCollection: Record<string, unknown> = {};
+  if (verbs.has("list")) onCollection.get = op("list", listName);
+  if (verbs.has("create")) {
+    onCollection.post = op("post", kindName, { parameters: params, requestBody: body(kindName) });
+  }
+  if (verbs.has("deletecollection")) {
+    onCollection.delete = op("deletecollection", STATUS, { requestBody: body(DELETE_OPTIONS) });
+  }
+  const onObject: Record<string, unknown> = {};
+  if (verbs.has("get")) onObject.get = op("get", kindName);
+  if (verbs.has("update")) {
+    onObject.put = op("put", kindName, { parameters: params, requestBody: body(kindName) });
+  }
+  if (verbs.has("patch")) {
+    onObject.patch = op("patch", kindName, {
+      parameters: [
+        ...params,
+        { name: "force", in: "query", schema: { type: "boolean", uniqueItems: true } },
+      ],
+      requestBody: {
+        content: Object.fromEntries(PATCH_TYPES.map((t) => [t, { schema: { type: "object" } }])),
+      },
+    });
+  }
+  if (verbs.has("delete"))
+    onObject.delete = op("delete", STATUS, { requestBody: body(DELETE_OPTIONS) });
   return {
-    [collection]: {
-      get: op("list", listName),
-      post: op("post", kindName, { parameters: params, requestBody: body(kindName) }),
-    },
-    [`${collection}/{name}`]: {
-      get: op("get", kindName),
-      put: op("put", kindName, { parameters: params, requestBody: body(kindName) }),
-      patch: op("patch", kindName, {
-        parameters: [
-          ...params,
-          { name: "force", in: "query", schema: { type: "boolean", uniqueItems: true } },
-        ],
-        requestBody: {
-          content: Object.fromEntries(PATCH_TYPES.map((t) => [t, { schema: { type: "object" } }])),
-        },
-      }),
-      delete: op("delete", STATUS, { requestBody: body(DELETE_OPTIONS) }),
-    },
+    ...(Object.keys(onCollection).length > 0 ? { [collection]: onCollection } : {}),
+    ...(Object.keys(onObject).length > 0 ? { [`${collection}/{name}`]: onObject } : {}),
   };
 }
 
@@ -140,7 +169,7 @@ function typeMeta(builtins: BuiltinSchemas): Record<string, unknown> {
  * object's `apiVersion`, `kind` and `metadata` fields replaced by the standard ones, as
  * kube-apiserver publishes them.
  */
-function customResourceSchema(s: ServedResource, builtins: BuiltinSchemas): JsonSchema {
+function customResourceSchema(s: PublishedResource, builtins: BuiltinSchemas): JsonSchema {
   const crd = (s.custom?.schema as Record<string, unknown> | undefined) ?? {
     type: "object",
     "x-kubernetes-preserve-unknown-fields": true,
@@ -157,7 +186,7 @@ function customResourceSchema(s: ServedResource, builtins: BuiltinSchemas): Json
 
 /** The list kind of a custom resource: `items` of the kind, and ListMeta. */
 function customListSchema(
-  s: ServedResource,
+  s: PublishedResource,
   kindName: string,
   builtins: BuiltinSchemas,
 ): JsonSchema {
