@@ -360,7 +360,11 @@ describe("API server over HTTP: bad input", () => {
   it("answers malformed JSON, huge bodies, wrong methods and media types with a Status, and keeps serving", async () => {
     const bad = await call(s.url, "POST", cms, "{not json");
     assert.equal(bad.status, 400);
-    assert.match(bad.body.message, /not valid JSON/);
+    // kube's wording: its decoder looks for the body's apiVersion and kind first.
+    assert.match(
+      bad.body.message,
+      /^the object provided is unrecognized \(must be of type ConfigMap\): couldn't get version\/kind; json parse error: .* \(\{not json\)$/,
+    );
     const arr = await call(s.url, "POST", cms, "[1,2]");
     assert.equal(arr.status, 400);
     const huge = await call(

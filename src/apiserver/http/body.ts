@@ -58,9 +58,23 @@ const ACCEPTED = ["application/json", "application/yaml"];
 export function decodeObjectBody(
   body: Buffer,
   contentType: string | undefined,
+  kind?: string,
 ): Record<string, unknown> {
   const type = mediaType(contentType) || "application/json";
-  if (type === "application/json" || type === "*/*") return parseJsonObject(body);
+  if (type === "application/json" || type === "*/*") {
+    if (kind === undefined || body.length === 0) return parseJsonObject(body);
+    const text = body.toString("utf8");
+    try {
+      JSON.parse(text);
+    } catch (err) {
+      // kube's decoder looks for apiVersion and kind first, and reports Go's parse error.
+      const why = errorMessage(err);
+      throw errors.badRequest(
+        `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${why.charAt(0).toLowerCase()}${why.slice(1)} (${text})`,
+      );
+    }
+    return parseJsonObject(body);
+  }
   if (type === "application/yaml" || type === "application/x-yaml" || type === "text/yaml") {
     let value: unknown;
     try {

@@ -1,9 +1,10 @@
-import { errors, isNotFound, type KubeObject } from "../../core/index.ts";
+import { errors, isNotFound, type KubeObject, parseApiVersion } from "../../core/index.ts";
 import { apiVersionOf } from "../../resources/index.ts";
 import { applyJsonPatch } from "../patch/json-patch.ts";
 import { applyMergePatch } from "../patch/merge-patch.ts";
 import { applyStrategicMerge } from "../patch/strategic-merge.ts";
 import { strategicMergeType } from "../registry/builtin-types.ts";
+import { field } from "../registry/field-errors.ts";
 import { subresourceKind } from "../registry/registry.ts";
 import { updateScale } from "../registry/scale.ts";
 import type { UpdateOptions } from "../registry/types.ts";
@@ -32,24 +33,53 @@ interface BodyType {
   readonly version: string;
   /** What the kind is expected of: `pods`, `pods/binding`. */
   readonly of: string;
+  /**
+   * A custom resource's: its body must name apiVersion and kind (kube decodes it as
+   * unstructured), and another kind is a 422 on `kind`. @default false
+   */
+  readonly custom?: boolean;
 }
 
 /** The type a body sent to the served resource itself must have. */
 function bodyTypeOf(v: VerbRequest): BodyType {
   const def = v.served.def;
-  return { apiVersion: apiVersionOf(def), kind: def.kind, version: def.version, of: def.plural };
+  return {
+    apiVersion: apiVersionOf(def),
+    kind: def.kind,
+    version: def.version,
+    of: def.plural,
+    ...(v.served.custom ? { custom: true } : {}),
+  };
 }
 
 /** Checks the apiVersion and kind a body declares, and that its metadata is an object (400). */
 function checkBodyType(body: Record<string, unknown>, want: BodyType): KubeObject {
-  if (body.apiVersion !== undefined && body.apiVersion !== want.apiVersion) {
+  if (want.custom && body.kind === undefined && body.apiVersion === undefined) {
+    const json = JSON.stringify(body);
     throw errors.badRequest(
-      `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${want.apiVersion})`,
+      `the object provided is unrecognized (must be of type ${want.kind}): Object 'Kind' is missing in '${json}' (${json})`,
+    );
+  }
+  if ((body.apiVersion !== undefined || want.custom) && body.apiVersion !== want.apiVersion) {
+    throw errors.badRequest(
+      `the API version in the data (${String(body.apiVersion ?? "")}) does not match the expected API version (${want.apiVersion})`,
     );
   }
   if (body.kind !== undefined && body.kind !== want.kind) {
+    const kind = String(body.kind);
+    if (want.custom) {
+      // kube decodes a custom resource whatever its kind, and validation refuses it.
+      const meta = body.metadata as { name?: unknown } | undefined;
+      const name = typeof meta?.name === "string" ? meta.name : "";
+      throw errors.invalid(kind, parseApiVersion(want.apiVersion).group, name, [
+        field.invalid("kind", kind, `must be ${want.kind}`),
+      ]);
+    }
+    const version = String(body.apiVersion ?? want.apiVersion)
+      .split("/")
+      .pop();
     throw errors.badRequest(
-      `the kind in the data (${String(body.kind)}) does not match the expected kind (${want.kind}) of ${want.of}`,
+      `${kind} in version "${version}" cannot be handled as a ${want.kind}: no kind "${kind}" is registered for version "${want.apiVersion}" in scheme "pkg/api/legacyscheme/scheme.go:30"`,
     );
   }
   const meta = body.metadata;
@@ -95,7 +125,8 @@ export const create: VerbHandler = async (v) => {
     );
   }
   const w = await writePreamble(v, "CreateOptions");
-  const body = checkBodyType(decodeObjectBody(w.bytes, w.contentType), bodyTypeOf(v));
+  const type = bodyTypeOf(v);
+  const body = checkBodyType(decodeObjectBody(w.bytes, w.contentType, type.kind), type);
   const duplicateFields = duplicatesIn(w.bytes, w.contentType, w.fieldValidation);
   const created = await served.store.create(r.namespace, body, objectWrite(v, w, duplicateFields));
   setWarnings(res, warnings);
@@ -111,7 +142,7 @@ async function createSubresource(v: VerbRequest): Promise<void> {
   const { r, served } = v;
   const w = await writePreamble(v, "CreateOptions", { negotiate: false });
   const kind = subresourceKind(r.subresource) ?? served.def.kind;
-  const object = checkBodyType(decodeObjectBody(w.bytes, w.contentType), {
+  const object = checkBodyType(decodeObjectBody(w.bytes, w.contentType, kind), {
     ...bodyTypeOf(v),
     kind,
     of: `${served.def.plural}/${r.subresource}`,
@@ -135,7 +166,11 @@ export const update: VerbHandler = async (v) => {
   const { ctx, res, r, served, warnings } = v;
   if (r.name === "") methodNotAllowed(v.method, v.what);
   const w = await writePreamble(v, "UpdateOptions");
-  const raw = decodeObjectBody(w.bytes, w.contentType);
+  const raw = decodeObjectBody(
+    w.bytes,
+    w.contentType,
+    r.subresource === "scale" ? "Scale" : served.def.kind,
+  );
   if (r.subresource === "scale") {
     const options = ctx.fields.managed(served, { dryRun: w.dryRun }, w.manager, "scale");
     return sendJson(res, 200, await updateScale(served, r.namespace, r.name, () => raw, options));

@@ -1,0 +1,120 @@
+/**
+ * What a write's body must say of its type, and kube's answers when it says something else: a
+ * built-in kind's body may leave apiVersion and kind out, another kind is a 400 from the
+ * decoder; a custom resource's body must name both, and another kind is a 422 on `kind`; a body
+ * that is not JSON is reported as kube's decoder reports it. Runs on both backends (the
+ * expectations are kube-apiserver 1.36's answers).
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { startTestServer, type TestServer } from "kontroller/testing";
+import { call, crdUntil, type Loose } from "./helpers.ts";
+
+let s: TestServer;
+before(async () => {
+  s = await startTestServer({ controllers: false });
+  const crd = await call(s.url, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: "things.body.example.com" },
+    spec: {
+      group: "body.example.com",
+      scope: "Namespaced",
+      names: { plural: "things", kind: "Thing" },
+      versions: [
+        {
+          name: "v1",
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+          },
+        },
+      ],
+    },
+  });
+  assert.equal(crd.status, 201, JSON.stringify(crd.body));
+  await crdUntil(s.url, "things.body.example.com", (o: Loose) =>
+    (o.status?.conditions ?? []).some(
+      (c: Loose) => c.type === "Established" && c.status === "True",
+    ),
+  );
+});
+after(() => s.close());
+
+const CMS = "/api/v1/namespaces/default/configmaps";
+const DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments";
+const THINGS = "/apis/body.example.com/v1/namespaces/default/things";
+
+describe("the type a body declares", () => {
+  it("may be left out of a built-in kind's body, and another kind is kube's 400", async () => {
+    assert.equal((await call(s.url, "POST", CMS, { metadata: { name: "typeless" } })).status, 201);
+    const wrong = await call(s.url, "POST", CMS, {
+      apiVersion: "v1",
+      kind: "NotAKind",
+      metadata: { name: "wrong" },
+    });
+    assert.equal(wrong.status, 400);
+    assert.equal(
+      wrong.body.message,
+      'NotAKind in version "v1" cannot be handled as a ConfigMap: no kind "NotAKind" is registered for version "v1" in scheme "pkg/api/legacyscheme/scheme.go:30"',
+    );
+    const other = await call(s.url, "POST", DEPLOYMENTS, {
+      apiVersion: "apps/v1",
+      kind: "ConfigMap",
+      metadata: { name: "other" },
+    });
+    assert.equal(
+      other.body.message,
+      'ConfigMap in version "v1" cannot be handled as a Deployment: no kind "ConfigMap" is registered for version "apps/v1" in scheme "pkg/api/legacyscheme/scheme.go:30"',
+    );
+  });
+
+  it("must be named in a custom resource's body, and another kind is a 422 on kind", async () => {
+    const bare = await call(s.url, "POST", THINGS, { metadata: { name: "bare" } });
+    assert.equal(bare.status, 400);
+    assert.equal(
+      bare.body.message,
+      `the object provided is unrecognized (must be of type Thing): Object 'Kind' is missing in '{"metadata":{"name":"bare"}}' ({"metadata":{"name":"bare"}})`,
+    );
+    const kindOnly = await call(s.url, "POST", THINGS, { kind: "Thing", metadata: { name: "k" } });
+    assert.equal(kindOnly.status, 400);
+    assert.equal(
+      kindOnly.body.message,
+      "the API version in the data () does not match the expected API version (body.example.com/v1)",
+    );
+    const wrong = await call(s.url, "POST", THINGS, {
+      apiVersion: "body.example.com/v1",
+      kind: "NotAKind",
+      metadata: { name: "wrong" },
+    });
+    assert.equal(wrong.status, 422);
+    assert.equal(
+      wrong.body.message,
+      'NotAKind.body.example.com "wrong" is invalid: kind: Invalid value: "NotAKind": must be Thing',
+    );
+    assert.deepEqual(wrong.body.details, {
+      name: "wrong",
+      group: "body.example.com",
+      kind: "NotAKind",
+      causes: [
+        {
+          reason: "FieldValueInvalid",
+          message: 'Invalid value: "NotAKind": must be Thing',
+          field: "kind",
+        },
+      ],
+    });
+    for (const name of ["bare", "k", "wrong"])
+      assert.equal((await call(s.url, "GET", `${THINGS}/${name}`)).status, 404);
+  });
+
+  it("is looked for first in a body that is not JSON, as kube's decoder does", async () => {
+    const truncated = await call(s.url, "POST", CMS, '{"apiVersion": "v1", "kind": ');
+    assert.equal(truncated.status, 400);
+    assert.equal(
+      truncated.body.message,
+      `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: unexpected end of JSON input ({"apiVersion": "v1", "kind": )`,
+    );
+  });
+});
