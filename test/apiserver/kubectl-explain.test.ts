@@ -43,8 +43,8 @@ describe("kubectl explain against the embedded API server", () => {
     assert.match(out, /FIELD: strategy <DeploymentStrategy>/);
     assert.match(out, /DeploymentStrategy describes how to replace existing pods with new ones/);
     assert.match(out, /\n {2}rollingUpdate\t<RollingUpdateDeployment>\n/);
-    // kube's schema lists the enum (kubectl prints it under the type); the embedded server's
-    // schemas have no enums yet (docs/compatibility.md).
+    // kube's schema lists the enum (kubectl prints it under the type); the OpenAPI documents the
+    // embedded server's schemas come from lack this one.
     assert.match(
       out,
       /\n {2}type\t<string>\n( {2}enum: Recreate, RollingUpdate\n)? {4}Type of deployment\. Can be "Recreate" or/,
@@ -95,6 +95,70 @@ describe("kubectl explain against the embedded API server", () => {
       await fails("explain", "pods.spec.containerz"),
       /field "containerz" does not exist/,
     );
+  });
+
+  it("explains the kinds of every group: ingresses, RBAC, batch, both HPA versions, discovery, scheduling", async () => {
+    for (const [args, header, field, lines] of [
+      [
+        ["ingress.spec.rules"],
+        "GROUP:\\s+networking\\.k8s\\.io\\nKIND:\\s+Ingress\\nVERSION:\\s+v1",
+        /FIELD: rules <\[\]IngressRule>/,
+        [/rules is a list of host rules used to configure the Ingress/, /\n {2}host\t<string>\n/],
+      ],
+      [
+        ["clusterrole.rules"],
+        "GROUP:\\s+rbac\\.authorization\\.k8s\\.io\\nKIND:\\s+ClusterRole",
+        /FIELD: rules <\[\]PolicyRule>/,
+        [/\n {2}verbs\t<\[\]string> -required-\n/, /\n {2}resourceNames\t<\[\]string>\n/],
+      ],
+      [
+        ["cronjob.spec.jobTemplate"],
+        "GROUP:\\s+batch\\nKIND:\\s+CronJob",
+        /FIELD: jobTemplate <JobTemplateSpec>/,
+        [
+          /Specifies the job that will be created when executing a CronJob/,
+          /\n {2}spec\t<JobSpec>\n/,
+        ],
+      ],
+      [
+        ["hpa.spec", "--api-version=autoscaling/v1"],
+        "GROUP:\\s+autoscaling\\nKIND:\\s+HorizontalPodAutoscaler\\nVERSION:\\s+v1",
+        /FIELD: spec <HorizontalPodAutoscalerSpec>/,
+        [
+          /\n {2}targetCPUUtilizationPercentage\t<integer>\n/,
+          /\n {2}scaleTargetRef\t<CrossVersionObjectReference> -required-\n/,
+        ],
+      ],
+      [
+        ["hpa.spec"],
+        "GROUP:\\s+autoscaling\\nKIND:\\s+HorizontalPodAutoscaler\\nVERSION:\\s+v2",
+        /FIELD: spec <HorizontalPodAutoscalerSpec>/,
+        [
+          /\n {2}metrics\t<\[\]MetricSpec>\n/,
+          /\n {2}behavior\t<HorizontalPodAutoscalerBehavior>\n/,
+        ],
+      ],
+      [
+        ["endpointslice"],
+        "GROUP:\\s+discovery\\.k8s\\.io\\nKIND:\\s+EndpointSlice",
+        /EndpointSlice represents a set of service endpoints/,
+        [
+          /\n {2}addressType\t<string> -required-\n/,
+          /\n {2}endpoints\t<\[\]Endpoint>\n/,
+        ],
+      ],
+      [
+        ["priorityclass"],
+        "GROUP:\\s+scheduling\\.k8s\\.io\\nKIND:\\s+PriorityClass",
+        /PriorityClass defines mapping from a priority class name to the priority/,
+        [/\n {2}value\t<integer>/, /\n {2}globalDefault\t<boolean>\n/],
+      ],
+    ] as const) {
+      const out = await kubectl("explain", ...args);
+      assert.match(out, new RegExp(`^${header}`), args.join(" "));
+      assert.match(out, field, args.join(" "));
+      for (const line of lines) assert.match(out, line, `${args.join(" ")}:\n${out}`);
+    }
   });
 
   it("explains a custom resource from its CRD schema, with ObjectMeta as metadata", async () => {
@@ -162,6 +226,19 @@ spec:
       await fails("apply", "-f", typo),
       /strict decoding error: unknown field "spec.template.spec.containers\[0\].imagee"/,
     );
+  });
+
+  it("applies an Ingress with strict validation, which refuses a misspelt field", async () => {
+    const ingress = (field: string) =>
+      `apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: web\nspec:\n  rules:\n  - host: web.example.com\n    http:\n      paths:\n      - path: /\n        ${field}: Prefix\n        backend:\n          service: {name: web, port: {number: 80}}\n`;
+    const good = await file("ingress.yaml", ingress("pathType"));
+    assert.match(await kubectl("apply", "-f", good), /ingress.networking.k8s.io\/web created/);
+    const typo = await file("ingress-typo.yaml", ingress("pathTyp"));
+    assert.match(
+      await fails("apply", "-f", typo),
+      /strict decoding error: unknown field "spec.rules\[0\].http.paths\[0\].pathTyp"/,
+    );
+    await kubectl("delete", "-f", good);
   });
 
   it("is answered from kubectl's HTTP cache the second time: a document fetched by hash is not fetched again", async () => {
