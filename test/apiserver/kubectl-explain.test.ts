@@ -142,10 +142,7 @@ describe("kubectl explain against the embedded API server", () => {
         ["endpointslice"],
         "GROUP:\\s+discovery\\.k8s\\.io\\nKIND:\\s+EndpointSlice",
         /EndpointSlice represents a set of service endpoints/,
-        [
-          /\n {2}addressType\t<string> -required-\n/,
-          /\n {2}endpoints\t<\[\]Endpoint>\n/,
-        ],
+        [/\n {2}addressType\t<string> -required-\n/, /\n {2}endpoints\t<\[\]Endpoint>\n/],
       ],
       [
         ["priorityclass"],
