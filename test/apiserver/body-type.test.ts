@@ -2,7 +2,8 @@
  * What a write's body must say of its type, and kube's answers when it says something else: a
  * built-in kind's body may leave apiVersion and kind out, another kind is a 400 from the
  * decoder; a custom resource's body must name both, and another kind is a 422 on `kind`; a body
- * that is not JSON is reported as kube's decoder reports it. Runs on both backends (the
+ * that is not JSON, or has a value of the wrong JSON type for its Go type, is reported as kube's
+ * decoder reports it. Runs on both backends (the
  * expectations are kube-apiserver 1.36's answers).
  */
 import assert from "node:assert/strict";
@@ -116,5 +117,67 @@ describe("the type a body declares", () => {
       truncated.body.message,
       `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: unexpected end of JSON input ({"apiVersion": "v1", "kind": )`,
     );
+  });
+
+  it("is checked value by value against the kind's Go types, as kube's decoder does", async () => {
+    const deployment = (spec: unknown) => ({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "typed" },
+      spec,
+    });
+    const message = async (path: string, body: unknown) => {
+      const r = await call(s.url, "POST", path, body);
+      assert.equal(r.status, 400, JSON.stringify(r.body));
+      return r.body.message as string;
+    };
+    const prefix = 'Deployment in version "v1" cannot be handled as a Deployment: json: ';
+    assert.equal(
+      await message(DEPLOYMENTS, deployment({ replicas: "three" })),
+      `${prefix}cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`,
+    );
+    assert.equal(
+      await message(DEPLOYMENTS, deployment({ replicas: 1.5 })),
+      `${prefix}cannot unmarshal number 1.5 into Go struct field DeploymentSpec.spec.replicas of type int32`,
+    );
+    assert.equal(
+      await message(DEPLOYMENTS, deployment("nope")),
+      `${prefix}cannot unmarshal string into Go struct field Deployment.spec of type v1.DeploymentSpec`,
+    );
+    assert.equal(
+      await message(
+        DEPLOYMENTS,
+        deployment({ template: { spec: { containers: [{ name: "c", image: 5 }] } } }),
+      ),
+      `${prefix}cannot unmarshal number into Go struct field Container.spec.template.spec.containers.image of type string`,
+    );
+    assert.equal(
+      await message(CMS, { metadata: { name: "typed", labels: { a: 1 } } }),
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string',
+    );
+    assert.equal(
+      await message("/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles", {
+        metadata: { name: "typed" },
+        rules: "x",
+      }),
+      'Role in version "v1" cannot be handled as a Role: json: cannot unmarshal string into Go struct field Role.rules of type []v1.PolicyRule',
+    );
+    // A Quantity and an IntOrString take a number as well as a string; null is no value.
+    const pod = await call(s.url, "POST", "/api/v1/namespaces/default/pods", {
+      metadata: { name: "typed" },
+      spec: {
+        containers: [
+          {
+            name: "c",
+            image: "i",
+            resources: { limits: { cpu: 2 } },
+            ports: [{ containerPort: 80 }],
+          },
+        ],
+        nodeSelector: null,
+      },
+    });
+    assert.equal(pod.status, 201, JSON.stringify(pod.body));
+    assert.equal((await call(s.url, "GET", `${DEPLOYMENTS}/typed`)).status, 404);
   });
 });

@@ -99,11 +99,14 @@ export function generateBuiltinFields(kinds: readonly string[]): {
       byKind.set(`${gvk.group}/${gvk.version}/${gvk.kind}`, name);
   }
   const types = new Map<string, string>();
-  /** A component as a field's type: a type name, or "" (scalar) or "*" (any JSON). */
+  /** A component as a field's type: a type name, a scalar (see `scalarText`), or "*" (any JSON). */
   const typeOf = (component: string): string => {
     const s = schemas.get(component);
     if (s === undefined) throw new Error(`no schema ${component}`);
-    if (s.type !== undefined && s.type !== "object") return "";
+    // Go decodes a Quantity or an IntOrString from a JSON string or number.
+    if (component.endsWith(".resource.Quantity")) return "%quantity";
+    if (component.endsWith(".intstr.IntOrString")) return "%intstr";
+    if (s.type !== undefined && s.type !== "object") return scalarText(s);
     // A struct kube leaves open (RawExtension, FieldsV1, a CRD's JSON): arbitrary JSON.
     if (s.properties === undefined) return "*";
     const name = shortName(component);
@@ -138,7 +141,7 @@ export function generateBuiltinFields(kinds: readonly string[]): {
       const atomic = s["x-kubernetes-map-type"] === "atomic" ? "atomic" : "";
       return `{${atomic}}${valueText(s.additionalProperties)}`;
     }
-    return s.type === undefined ? "*" : "";
+    return s.type === undefined ? "*" : scalarText(s);
   };
   const fieldsOf = (s: Schema, type: string): string => {
     const required = new Set(s.required ?? []);
@@ -146,13 +149,13 @@ export function generateBuiltinFields(kinds: readonly string[]): {
     for (const name of Object.keys(s.properties ?? {}).sort()) {
       const p = s.properties![name]!;
       const value = valueText(p);
-      const struct =
-        value !== "" && value !== "*" && !value.startsWith("[") && !value.startsWith("{");
+      const scalar = value === "" || value.startsWith("%");
+      const struct = !scalar && value !== "*" && !value.startsWith("[") && !value.startsWith("{");
       let mark = "";
       if (struct && isEmptyObject(p.default)) mark = "!";
       else if (
         (required.has(name) || WRITTEN_AS_NULL.has(`${type}.${name}`)) &&
-        value !== "" &&
+        !scalar &&
         (!struct || p.default === undefined)
       )
         mark = "~";
@@ -181,6 +184,25 @@ export function generateBuiltinFields(kinds: readonly string[]): {
   return { types: new Map([...types].sort(([a], [b]) => (a < b ? -1 : 1))), roots };
 }
 
+/**
+ * A scalar's Go type, as its JSON decoding checks it: nothing for a string, `%int32`, `%int64`,
+ * `%float64`, `%bool`, or `%intstr` for a field that takes a string or a number.
+ */
+function scalarText(s: Schema): string {
+  if ((s as { "x-kubernetes-int-or-string"?: boolean })["x-kubernetes-int-or-string"])
+    return "%intstr";
+  switch (s.type) {
+    case "integer":
+      return (s as { format?: string }).format === "int32" ? "%int32" : "%int64";
+    case "number":
+      return "%float64";
+    case "boolean":
+      return "%bool";
+    default:
+      return "";
+  }
+}
+
 function isEmptyObject(v: unknown): boolean {
   return typeof v === "object" && v !== null && Object.keys(v).length === 0;
 }
@@ -196,7 +218,9 @@ export function renderBuiltinFields(
 
 /**
  * The fields of each type, space-separated, each \`name\` or \`name:type\`:
- * - no type: a scalar; \`*\`: arbitrary JSON; a type name: a struct of that type.
+ * - no type: a string; \`%int32\`, \`%int64\`, \`%float64\`, \`%bool\`: a scalar of that Go type;
+ *   \`%intstr\`, \`%quantity\`: a string or a number; \`*\`: arbitrary JSON; a type name: a
+ *   struct of that type.
  * - \`[…]X\`: a list of X (nothing for scalars); between the brackets its list type: nothing for
  *   atomic, \`set\`, or \`map=k1,k2\` with its keys (\`key:default\` where a key has a default
  *   other than "" or 0; a number if it reads as one).

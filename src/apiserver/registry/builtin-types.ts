@@ -10,7 +10,14 @@ import { BUILTIN_ROOTS, BUILTIN_TYPES } from "./builtin-fields.ts";
 
 /** The shape of a field's value. */
 export type FieldValue =
-  | { readonly kind: "scalar" }
+  | {
+      readonly kind: "scalar";
+      /**
+       * Its Go type as JSON decoding checks it: `string`, `int32`, `int64`, `float64`, `bool`, or
+       * `intstr`/`quantity` (a string or a number).
+       */
+      readonly go: string;
+    }
   | { readonly kind: "any" }
   | { readonly kind: "struct"; readonly type: string }
   | {
@@ -48,7 +55,7 @@ export interface BuiltinType {
   readonly fields: ReadonlyMap<string, BuiltinField>;
 }
 
-const SCALAR_VALUE: FieldValue = { kind: "scalar" };
+const STRING_VALUE: FieldValue = { kind: "scalar", go: "string" };
 const ANY_VALUE: FieldValue = { kind: "any" };
 const parsed = new Map<string, BuiltinType>();
 
@@ -147,7 +154,8 @@ function mergeFieldOf(field: BuiltinField): MergeField {
 }
 
 function parseValue(text: string): FieldValue {
-  if (text === "") return SCALAR_VALUE;
+  if (text === "") return STRING_VALUE;
+  if (text.startsWith("%")) return { kind: "scalar", go: text.slice(1) };
   if (text === "*") return ANY_VALUE;
   if (text.startsWith("[")) {
     const close = text.indexOf("]");
