@@ -61,20 +61,7 @@ export function decodeObjectBody(
   kind?: string,
 ): Record<string, unknown> {
   const type = mediaType(contentType) || "application/json";
-  if (type === "application/json" || type === "*/*") {
-    if (kind === undefined || body.length === 0) return parseJsonObject(body);
-    const text = body.toString("utf8");
-    try {
-      JSON.parse(text);
-    } catch (err) {
-      // kube's decoder looks for apiVersion and kind first, and reports Go's parse error.
-      const why = errorMessage(err);
-      throw errors.badRequest(
-        `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${why.charAt(0).toLowerCase()}${why.slice(1)} (${text})`,
-      );
-    }
-    return parseJsonObject(body);
-  }
+  if (type === "application/json" || type === "*/*") return requireObject(parseJson(body, kind));
   if (type === "application/yaml" || type === "application/x-yaml" || type === "text/yaml") {
     let value: unknown;
     try {
@@ -137,16 +124,23 @@ export function parseJsonObject(body: Buffer): Record<string, unknown> {
 export const MAX_JSON_DEPTH = 1000;
 
 /**
- * Parses a JSON body: 400 with the parser's message if it is not JSON, 400 if it nests deeper
- * than {@link MAX_JSON_DEPTH}.
+ * Parses a JSON body: 400 with the parser's message if it is not JSON (in kube's decoder's words
+ * for a body of `kind`), 400 if it nests deeper than {@link MAX_JSON_DEPTH}.
  */
-export function parseJson(body: Buffer): unknown {
+export function parseJson(body: Buffer, kind?: string): unknown {
   if (body.length === 0) throw errors.badRequest("the request body is empty; send a JSON object");
   const text = body.toString("utf8");
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
+    if (kind !== undefined) {
+      // kube's decoder looks for apiVersion and kind first, and reports the parse error then.
+      const why = errorMessage(err);
+      throw errors.badRequest(
+        `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${why.charAt(0).toLowerCase()}${why.slice(1)} (${text})`,
+      );
+    }
     throw errors.badRequest(`the request body is not valid JSON: ${errorMessage(err)}`);
   }
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {

@@ -24,7 +24,7 @@ export function pruneBuiltin(
   const root = builtinRoot(group, version, kind);
   if (root === undefined) return [];
   const removed: string[] = [];
-  const problem = walkType(root, object, { path: "", fields: [] }, removed);
+  const problem = walkType(root, object, undefined, removed);
   if (problem !== undefined) {
     throw errors.badRequest(
       `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: json: ${problem}`,
@@ -34,49 +34,76 @@ export function pruneBuiltin(
 }
 
 /**
- * Where a value is: its path for warnings (with indices and map keys), and the Go struct fields
- * entered to reach it, as Go's decoder names them in a type error (no indices, no map keys).
+ * Where a value is, as a chain up to the object (built only where the walk goes down, read only
+ * for a warning or an error): a struct's field, a list's index or a map's key, and the Go name
+ * of the struct whose field holds it.
  */
 interface At {
-  readonly path: string;
-  readonly fields: readonly string[];
-  /** The Go name of the struct whose field holds the value. */
-  readonly owner?: string;
+  readonly parent: At | undefined;
+  readonly step: string | number;
+  /** A struct field (what Go's type errors name), not a list index or a map key. */
+  readonly field: boolean;
+  readonly owner: string;
 }
 
-const join = (path: string, key: string) => (path === "" ? key : `${path}.${key}`);
+/** The path for warnings: `spec.containers[0].image`, map keys included. */
+function pathOf(at: At | undefined): string {
+  const steps: (string | number)[] = [];
+  for (let a = at; a !== undefined; a = a.parent) steps.unshift(a.step);
+  let out = "";
+  for (const step of steps) {
+    if (typeof step === "number") out += `[${step}]`;
+    else out = out === "" ? step : `${out}.${step}`;
+  }
+  return out;
+}
+
+/** The struct fields Go's decoder names in a type error: `spec.template.spec.containers`. */
+function goFieldsOf(at: At): string {
+  const fields: string[] = [];
+  for (let a: At | undefined = at; a !== undefined; a = a.parent)
+    if (a.field) fields.unshift(String(a.step));
+  return fields.join(".");
+}
 
 /** Checks a struct's fields; returns Go's message for the first value of the wrong type. */
 function walkType(
   type: BuiltinType,
   value: unknown,
-  at: At,
+  at: At | undefined,
   removed: string[],
 ): string | undefined {
   const o = value as Record<string, unknown>;
+  const owner = structName(type.name);
   for (const key of Object.keys(o)) {
     const field = type.fields.get(key);
-    const path = join(at.path, key);
     if (field === undefined) {
+      removed.push(pathOf({ parent: at, step: key, field: true, owner }));
       delete o[key];
-      removed.push(path);
       continue;
     }
-    const inner: At = { path, fields: [...at.fields, key], owner: structName(type.name) };
-    const problem = walkValue(field.value, o[key], inner, removed);
+    const v = o[key];
+    // null decodes into anything; an undefined key is no key (JSON has none).
+    if (v === null || v === undefined) continue;
+    const fv = field.value;
+    if (fv.kind === "scalar" && scalarFits(fv.go, v)) continue;
+    const problem = walkValue(fv, v, { parent: at, step: key, field: true, owner }, removed);
     if (problem !== undefined) return problem;
   }
   return undefined;
 }
 
 function walkValue(value: FieldValue, v: unknown, at: At, removed: string[]): string | undefined {
-  // null decodes into anything; an undefined key is no key (JSON has none).
   if (v === null || v === undefined || value.kind === "any") return undefined;
   const wrong = (json = jsonName(v)) =>
-    `cannot unmarshal ${json} into Go struct field ${at.owner}.${at.fields.join(".")} of type ${goName(value)}`;
+    `cannot unmarshal ${json} into Go struct field ${at.owner}.${goFieldsOf(at)} of type ${goName(value)}`;
   switch (value.kind) {
     case "scalar":
-      return scalarProblem(value.go, v, wrong);
+      if (scalarFits(value.go, v)) return undefined;
+      // Go names a number that is no integer of the type by its value.
+      return typeof v === "number" && (value.go === "int32" || value.go === "int64")
+        ? wrong(`number ${v}`)
+        : wrong();
     case "struct": {
       if (typeof v !== "object" || Array.isArray(v)) return wrong();
       const type = builtinTypeNamed(value.type);
@@ -88,7 +115,7 @@ function walkValue(value: FieldValue, v: unknown, at: At, removed: string[]): st
         const problem = walkValue(
           value.element,
           item,
-          { ...at, path: `${at.path}[${i}]` },
+          { ...at, parent: at, step: i, field: false },
           removed,
         );
         if (problem !== undefined) return problem;
@@ -98,7 +125,12 @@ function walkValue(value: FieldValue, v: unknown, at: At, removed: string[]): st
     case "map": {
       if (typeof v !== "object" || Array.isArray(v)) return wrong();
       for (const [k, item] of Object.entries(v)) {
-        const problem = walkValue(value.element, item, { ...at, path: join(at.path, k) }, removed);
+        const problem = walkValue(
+          value.element,
+          item,
+          { ...at, parent: at, step: k, field: false },
+          removed,
+        );
         if (problem !== undefined) return problem;
       }
       return undefined;
@@ -106,28 +138,22 @@ function walkValue(value: FieldValue, v: unknown, at: At, removed: string[]): st
   }
 }
 
-/** Go's message for a scalar of the wrong JSON type, if it is one. */
-function scalarProblem(
-  go: string,
-  v: unknown,
-  wrong: (json?: string) => string,
-): string | undefined {
+/** True if `v` is a JSON value Go decodes into a scalar of type `go`. */
+function scalarFits(go: string, v: unknown): boolean {
   switch (go) {
     case "intstr":
     case "quantity":
-      return typeof v === "string" || typeof v === "number" ? undefined : wrong();
+      return typeof v === "string" || typeof v === "number";
     case "bool":
-      return typeof v === "boolean" ? undefined : wrong();
+      return typeof v === "boolean";
     case "float64":
-      return typeof v === "number" ? undefined : wrong();
+      return typeof v === "number";
     case "int32":
-    case "int64": {
-      if (typeof v !== "number") return wrong();
-      const limit = go === "int32" ? 2 ** 31 : 2 ** 63;
-      return Number.isInteger(v) && v >= -limit && v < limit ? undefined : wrong(`number ${v}`);
-    }
+      return Number.isInteger(v) && (v as number) >= -(2 ** 31) && (v as number) < 2 ** 31;
+    case "int64":
+      return Number.isInteger(v);
     default:
-      return typeof v === "string" ? undefined : wrong();
+      return typeof v === "string";
   }
 }
 
