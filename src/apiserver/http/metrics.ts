@@ -35,6 +35,14 @@ export type ObjectCounts = () => Iterable<readonly [resource: string, count: num
 /** The request's labels of kube's request series. */
 type RequestLabels = Record<(typeof REQUEST_LABELS)[number], string>;
 
+/** The children of the request series for one set of labels. */
+interface Series {
+  /** By response code. */
+  readonly requests: Map<number, { inc(): void }>;
+  readonly latency: { observe(seconds: number): void };
+  readonly longRunning: { inc(): void; dec(): void };
+}
+
 /** The API server's metrics. */
 export class ApiServerMetrics {
   readonly registry = new Registry();
@@ -43,6 +51,8 @@ export class ApiServerMetrics {
   readonly #latency: Histogram<string>;
   readonly #longRunning: Gauge<string>;
   readonly #watchEvents: Counter<string>;
+  /** The series of each set of request labels seen (they are few: verbs × resources × scopes). */
+  readonly #series = new Map<string, Series>();
 
   constructor(clock: Clock, objects: ObjectCounts) {
     this.#clock = clock;
@@ -96,14 +106,42 @@ export class ApiServerMetrics {
   ): void {
     const start = this.#clock.now();
     const labels = requestLabels(req, target, query);
-    const { dry_run: _, ...longRunning } = labels;
+    const series = this.#seriesOf(labels);
     const watching = labels.verb === "WATCH";
-    if (watching) this.#longRunning.inc(longRunning);
+    if (watching) series.longRunning.inc();
     res.once("close", () => {
-      if (watching) this.#longRunning.dec(longRunning);
-      this.#requests.inc({ ...labels, code: String(res.statusCode), system_client: "" });
-      this.#latency.observe(labels, (this.#clock.now() - start) / 1000);
+      if (watching) series.longRunning.dec();
+      let count = series.requests.get(res.statusCode);
+      if (count === undefined) {
+        count = this.#requests.labels({
+          ...labels,
+          code: String(res.statusCode),
+          system_client: "",
+        });
+        series.requests.set(res.statusCode, count);
+      }
+      count.inc();
+      series.latency.observe((this.#clock.now() - start) / 1000);
     });
+  }
+
+  /**
+   * The series of one set of request labels, kept: prom-client hashes a labels object on every
+   * update, which at thousands of requests per second is work worth saving.
+   */
+  #seriesOf(labels: RequestLabels): Series {
+    const key = REQUEST_LABELS.map((l) => labels[l]).join("\u001f");
+    let series = this.#series.get(key);
+    if (series === undefined) {
+      const { dry_run: _, ...longRunning } = labels;
+      series = {
+        requests: new Map(),
+        latency: this.#latency.labels(labels),
+        longRunning: this.#longRunning.labels(longRunning),
+      };
+      this.#series.set(key, series);
+    }
+    return series;
   }
 
   /** Counts watch events sent for a resource. */
