@@ -148,11 +148,14 @@ describe("garbage collector: references", { timeout: 60_000 }, () => {
       metadata: { name: "stale", ownerReferences: [{ ...ownerRef(live), uid: "an-earlier-live" }] },
     });
     await cms.create({ metadata: { name: "kept", ownerReferences: [ownerRef(live)] } });
+    // The collector may delete "never" and "stale" before "kept" is even created (it did, on
+    // kube-apiserver, once in a few runs): wait for the view to have seen "kept" too.
     await view.until(
       () =>
         view.get("ConfigMap", "never") === undefined &&
-        view.get("ConfigMap", "stale") === undefined,
-      "both dependents with absent owners to go",
+        view.get("ConfigMap", "stale") === undefined &&
+        view.get("ConfigMap", "kept") !== undefined,
+      "both dependents with absent owners to go, the one with a live owner to be there",
     );
     assert.deepEqual(view.names("ConfigMap"), ["kept", "live"]);
   });
