@@ -4,10 +4,25 @@ import type { Strategy } from "../strategy.ts";
 import { LEASE_COLUMNS } from "./columns/cluster.ts";
 import { EVENT_COLUMNS } from "./columns/events.ts";
 import { legacyEventCauses, v1EventCreateCauses, v1EventUpdateCauses } from "./event-validation.ts";
-import { type Json, rec, recordAt, stringAt } from "./util.ts";
+import { type Json, rec, recordAt, setDefault, stringAt } from "./util.ts";
+
+/**
+ * The fields of a core/v1 Event Go writes even when empty, as kube returns them: the source (a
+ * struct held by value), the times (structs that write null when zero) and the reporting
+ * strings (no omitempty). Set after field management: nobody owns them, as on kube.
+ */
+function writeGoZeroes(object: KubeObject): void {
+  const o = rec(object);
+  setDefault(o, "source", {});
+  for (const time of ["firstTimestamp", "lastTimestamp", "eventTime"]) setDefault(o, time, null);
+  setDefault(o, "reportingComponent", "");
+  setDefault(o, "reportingInstance", "");
+}
 
 /** core/v1 Events: the legacy validation rules of kube's `ValidateEventCreate`. */
 export const eventStrategy: Strategy = {
+  prepareForCreate: writeGoZeroes,
+  prepareForUpdate: writeGoZeroes,
   validate: legacyEventCauses,
   fieldSelectors: [
     "involvedObject.kind",
@@ -62,9 +77,12 @@ const RENAMES: readonly [core: string, v1: string][] = [
   ["count", "deprecatedCount"],
 ];
 
-/** A stored core/v1 Event as events.k8s.io/v1. */
+/** A stored core/v1 Event as events.k8s.io/v1 (whose reporting strings are omitted when empty). */
 export function eventToV1(object: KubeObject): KubeObject {
-  return renamed(object, "events.k8s.io/v1", RENAMES);
+  const out = rec(renamed(object, "events.k8s.io/v1", RENAMES));
+  for (const key of ["reportingController", "reportingInstance"])
+    if (out[key] === "") delete out[key];
+  return out as KubeObject;
 }
 
 /** An events.k8s.io/v1 Event in its stored core/v1 form. */

@@ -11,14 +11,13 @@ import { at, int, NAME, since, str } from "./common.ts";
  * last observation over both.
  */
 function eventTimes(event: KubeObject, now: number): { first: string; last: string } {
-  const first =
-    at(event, "firstTimestamp") === undefined
-      ? since(at(event, "eventTime"), now)
-      : since(at(event, "firstTimestamp"), now);
-  if (at(event, "series") !== undefined)
-    return { first, last: since(at(event, "series.lastObservedTime"), now) };
-  const last =
-    at(event, "lastTimestamp") === undefined ? first : since(at(event, "lastTimestamp"), now);
+  // A zero time is absent, or null as Go writes it.
+  const zero = (path: string) => at(event, path) === undefined || at(event, path) === null;
+  const first = zero("firstTimestamp")
+    ? since(at(event, "eventTime"), now)
+    : since(at(event, "firstTimestamp"), now);
+  if (!zero("series")) return { first, last: since(at(event, "series.lastObservedTime"), now) };
+  const last = zero("lastTimestamp") ? first : since(at(event, "lastTimestamp"), now);
   return { first, last };
 }
 
