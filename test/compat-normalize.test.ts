@@ -108,6 +108,24 @@ describe("compat normalization", () => {
     };
     assert.deepEqual(normalize(table), { ...table, rows: [{ cells: ["web", "<age>"] }] });
   });
+
+  it("hides the cluster IP a Service's Table prints, and a uid inside a printed selector", () => {
+    const table = {
+      kind: "Table",
+      columnDefinitions: [{ name: "Cluster-IP" }, { name: "Selector" }],
+      rows: [
+        { cells: ["10.0.0.17", "controller-uid=0fc4ae71-0002-42e6-b384-447bef560aa1,app=x"] },
+        { cells: ["None", ""] },
+      ],
+    };
+    assert.deepEqual(normalize(table), {
+      ...table,
+      rows: [
+        { cells: ["<cluster-ip>", "controller-uid=<uid>,app=x"] },
+        { cells: ["None", ""] },
+      ],
+    });
+  });
 });
 
 describe("compat comparison", () => {

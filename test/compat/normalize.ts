@@ -8,7 +8,7 @@
 /** An RFC 3339 time, with or without fractional seconds (Time and MicroTime). */
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 /** A UUID, as servers make for uids (and copy into labels, selectors and owner references). */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 /** The `metadata.generateName` of the objects the suite creates with one. */
 export const GENERATE_NAME = "compat-gen-";
 /** A name kube-apiserver (and the embedded server) made from it: five random characters. */
@@ -38,7 +38,7 @@ function walk(value: unknown, key: string): unknown {
   const object = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(object)) out[k] = walk(v, k);
-  if (object.kind === "Table") tableAges(out);
+  if (object.kind === "Table") tableCells(out);
   return out;
 }
 
@@ -56,8 +56,9 @@ function normalizeString(value: unknown, key: string): unknown {
   if (RFC3339.test(value)) return "<time>";
   // A name made from the suite's generateName ends in a random suffix, wherever it is quoted.
   if (value.includes(GENERATE_NAME)) return value.replace(GENERATED, `${GENERATE_NAME}<suffix>`);
-  // Uids are random; labels and selectors that copy one (a Job's controller-uid) follow.
-  if (UUID.test(value)) return "<uid>";
+  // Uids are random; labels and selectors that copy one (a Job's controller-uid) follow, also
+  // where a Table prints the selector as one string.
+  if (UUID.test(value)) return value.replace(UUID, "<uid>");
   // A resourceVersion is the server's storage revision, opaque to clients.
   if (key === "resourceVersion") return "<resourceVersion>";
   // A continue token is opaque and encodes the server's revision.
@@ -68,18 +69,22 @@ function normalizeString(value: unknown, key: string): unknown {
   return value;
 }
 
-/** A Table's Age column is the time since creation, read from each server's clock. */
-function tableAges(table: Record<string, unknown>): void {
+/**
+ * A Table's Age column is the time since creation, read from each server's clock; its Cluster-IP
+ * column prints the IP each server allocated.
+ */
+function tableCells(table: Record<string, unknown>): void {
   const columns = table.columnDefinitions;
   const rows = table.rows;
   if (!Array.isArray(columns) || !Array.isArray(rows)) return;
-  const ages = columns.flatMap((c, i) =>
-    (c as { name?: unknown } | null)?.name === "Age" ? [i] : [],
-  );
+  const names = columns.map((c) => (c as { name?: unknown } | null)?.name);
   for (const row of rows) {
     const cells = (row as { cells?: unknown }).cells;
     if (!Array.isArray(cells)) continue;
-    for (const i of ages) if (i < cells.length) cells[i] = "<age>";
+    cells.forEach((cell, i) => {
+      if (names[i] === "Age") cells[i] = "<age>";
+      else if (names[i] === "Cluster-IP" && IP.test(String(cell))) cells[i] = "<cluster-ip>";
+    });
   }
 }
 
