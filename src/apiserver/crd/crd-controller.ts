@@ -15,6 +15,17 @@ const CRD_PREFIX = "/registry/apiextensions.k8s.io/customresourcedefinitions/";
 const ALL = { label: LabelSelector.everything(), field: FieldSelector.everything() };
 /** What a terminating CRD's resources still offer (kube's discovery controller). */
 const TERMINATING_VERBS = ["delete", "deletecollection", "get", "list", "watch"];
+/** A custom resource's verbs, in the order kube-apiserver's discovery lists them. */
+const CUSTOM_RESOURCE_VERBS = [
+  "delete",
+  "deletecollection",
+  "get",
+  "list",
+  "patch",
+  "create",
+  "update",
+  "watch",
+];
 
 /** What is served for one CRD. */
 interface Installed {
@@ -206,7 +217,7 @@ export class CrdController {
       this.#fields.set(s.def, s.fieldManager);
       await this.#registry.install(s.def, s.strategy, s.prefix, {
         ...s.serving,
-        verbs: terminating ? TERMINATING_VERBS : ALL_VERBS,
+        verbs: terminating ? TERMINATING_VERBS : CUSTOM_RESOURCE_VERBS,
         freshCache: fresh,
       });
       fresh = false;

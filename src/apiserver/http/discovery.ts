@@ -41,6 +41,29 @@ export function storageVersionHash(group: string, version: string, kind: string)
     .toString("base64");
 }
 
+/**
+ * Where kube-apiserver 1.36 stores a built-in resource at another version than the one served:
+ * `group/plural` to the stored `group/version`. Events of events.k8s.io live with core's; CRDs
+ * and the mutating admission policies just promoted to v1 are still written at v1beta1.
+ */
+const STORED_AT: ReadonlyMap<string, readonly [group: string, version: string]> = new Map([
+  ["events.k8s.io/events", ["", "v1"]],
+  ["apiextensions.k8s.io/customresourcedefinitions", ["apiextensions.k8s.io", "v1beta1"]],
+  ["admissionregistration.k8s.io/mutatingadmissionpolicies", ["admissionregistration.k8s.io", "v1beta1"]],
+  [
+    "admissionregistration.k8s.io/mutatingadmissionpolicybindings",
+    ["admissionregistration.k8s.io", "v1beta1"],
+  ],
+]);
+
+/** A stored resource's storageVersionHash: a CRD's storage version, or where kube stores it. */
+function hashOfStored(s: DiscoveredResource): string {
+  const d = s.def;
+  if (s.custom !== undefined) return storageVersionHash(d.group, s.custom.storageVersion, d.kind);
+  const [group, version] = STORED_AT.get(`${d.group}/${d.plural}`) ?? [d.group, d.version];
+  return storageVersionHash(group, version, d.kind);
+}
+
 /** Orders versions as kube does: GA > beta > alpha, higher numbers first, others last by name. */
 export function compareKubeAwareVersions(a: string, b: string): number {
   const parse = (v: string) => {
@@ -129,17 +152,9 @@ export function resourceList(registry: DiscoverySource, group: string, version: 
       verbs: [...s.verbs],
       ...(d.shortNames.length > 0 ? { shortNames: [...d.shortNames] } : {}),
       ...(d.categories.length > 0 ? { categories: [...d.categories] } : {}),
-      // From the version objects are stored at (a CRD's storage version), as kube hashes it;
-      // none for a resource that is not stored.
-      ...(s.stored
-        ? {
-            storageVersionHash: storageVersionHash(
-              d.group,
-              s.custom?.storageVersion ?? d.version,
-              d.kind,
-            ),
-          }
-        : {}),
+      // From the version objects are stored at, as kube hashes it; none for a resource that is
+      // not stored.
+      ...(s.stored ? { storageVersionHash: hashOfStored(s) } : {}),
     });
     for (const sub of s.subresources) {
       resources.push({
