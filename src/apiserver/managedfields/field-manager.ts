@@ -194,7 +194,7 @@ export class FieldManager {
     const sets = result.managers;
     stripMeta(sets, id);
     const out: Managed = { sets, times: managed.times };
-    if (result.object !== undefined) out.times.set(id, timestamp(this.#o.clock.now()));
+    if (result.object !== undefined) this.#stamp(out, id, subresource);
     const object = (result.object ?? cloneJson(current)) as KubeObject;
     if (manager === "kubectl") syncLastApplied(config, object);
     capUpdateManagers(out);
@@ -269,11 +269,20 @@ export class FieldManager {
     if (mine !== undefined) {
       const previous = sets.get(id)?.set ?? emptySet;
       sets.set(id, { ...mine, set: mine.set.union(previous) });
-      managed.times.set(id, timestamp(this.#o.clock.now()));
+      this.#stamp(managed, id, subresource);
     }
     managed.sets.clear();
     for (const [k, v] of sets) managed.sets.set(k, v);
     capUpdateManagers(managed);
+  }
+
+  /**
+   * Stamps the time `id` changed fields. A write through `scale` is not stamped: kube records
+   * it on the Scale and carries only the fields over to the object, each manager with the time
+   * the object's own entry had (none for a manager new to it).
+   */
+  #stamp(managed: Managed, id: string, subresource: string | undefined): void {
+    if (subresource !== "scale") managed.times.set(id, timestamp(this.#o.clock.now()));
   }
 
   #updater(subresource: string | undefined): Updater {
