@@ -144,6 +144,21 @@ describe("defaulted fields belong to the writer", () => {
     assert.equal(generation(same.body), "1", "the template did not change");
     const changed = await call(s.url, "PUT", `${path}/owned`, body("busybox:stable"));
     assert.equal(generation(changed.body), "2");
+
+    // Metadata answered alone is kube's internal form's, which keeps the generation elsewhere.
+    const as = (kind: string) => ({ accept: `application/json;as=${kind};v=v1;g=meta.k8s.io` });
+    const partial = await call(
+      s.url,
+      "GET",
+      `${path}/owned`,
+      undefined,
+      as("PartialObjectMetadata"),
+    );
+    assert.equal(partial.body.metadata.annotations, undefined);
+    const list = await call(s.url, "GET", path, undefined, as("PartialObjectMetadataList"));
+    assert.equal(list.body.items[0].metadata.annotations, undefined);
+    const table = await call(s.url, "GET", `${path}/owned`, undefined, as("Table"));
+    assert.equal(table.body.rows[0].object.metadata.annotations, undefined);
   });
 });
 

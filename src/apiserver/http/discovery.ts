@@ -49,7 +49,10 @@ export function storageVersionHash(group: string, version: string, kind: string)
 const STORED_AT: ReadonlyMap<string, readonly [group: string, version: string]> = new Map([
   ["events.k8s.io/events", ["", "v1"]],
   ["apiextensions.k8s.io/customresourcedefinitions", ["apiextensions.k8s.io", "v1beta1"]],
-  ["admissionregistration.k8s.io/mutatingadmissionpolicies", ["admissionregistration.k8s.io", "v1beta1"]],
+  [
+    "admissionregistration.k8s.io/mutatingadmissionpolicies",
+    ["admissionregistration.k8s.io", "v1beta1"],
+  ],
   [
     "admissionregistration.k8s.io/mutatingadmissionpolicybindings",
     ["admissionregistration.k8s.io", "v1beta1"],

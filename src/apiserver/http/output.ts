@@ -6,7 +6,13 @@ import type { ListResult } from "../registry/types.ts";
 import type { WatchEncoder } from "../watchcache/cache-event.ts";
 import type { Output } from "./negotiate.ts";
 import { sendJson, sendJsonList } from "./respond.ts";
-import { columnsOf, definitions, parseIncludeObject, tableRow } from "./table.ts";
+import {
+  columnsOf,
+  definitions,
+  parseIncludeObject,
+  partialObjectMetadata,
+  tableRow,
+} from "./table.ts";
 import type { ResourceContext } from "./types.ts";
 
 /*
@@ -24,14 +30,10 @@ export function encoderFor(
   const base = served.store.encoder;
   if (output.kind === "json") return base;
   if (output.kind === "metadata") {
+    const strategy = served.store.strategy;
     return {
-      id: `${base.id}:meta`,
-      encode: (o) =>
-        JSON.stringify({
-          kind: "PartialObjectMetadata",
-          apiVersion: "meta.k8s.io/v1",
-          metadata: o.metadata ?? {},
-        }),
+      id: `${base.id}:meta${strategy.internalMetadata ? `:${served.def.kind}` : ""}`,
+      encode: (o) => JSON.stringify(partialObjectMetadata(o, strategy)),
     };
   }
   const include = parseIncludeObject(query.get("includeObject"));
@@ -46,9 +48,7 @@ export function encoderFor(
         apiVersion: output.apiVersion,
         metadata: {},
         columnDefinitions: first ? definitions(columns) : null,
-        rows: [
-          tableRow(columns, object, include, ctx.clock.now(), served.store.strategy.rowConditions),
-        ],
+        rows: [tableRow(columns, object, include, ctx.clock.now(), served.store.strategy)],
       };
       first = false;
       return JSON.stringify(table);
@@ -65,12 +65,7 @@ function outputObject(
   query: URLSearchParams,
 ): unknown {
   if (output.kind === "json") return object;
-  if (output.kind === "metadata")
-    return {
-      kind: "PartialObjectMetadata",
-      apiVersion: "meta.k8s.io/v1",
-      metadata: object.metadata ?? {},
-    };
+  if (output.kind === "metadata") return partialObjectMetadata(object, served.store.strategy);
   const include = parseIncludeObject(query.get("includeObject"));
   const columns = columnsOf(served);
   return {
@@ -78,9 +73,7 @@ function outputObject(
     apiVersion: output.apiVersion,
     metadata: { resourceVersion: object.metadata?.resourceVersion ?? "" },
     columnDefinitions: definitions(columns),
-    rows: [
-      tableRow(columns, object, include, ctx.clock.now(), served.store.strategy.rowConditions),
-    ],
+    rows: [tableRow(columns, object, include, ctx.clock.now(), served.store.strategy)],
   };
 }
 
@@ -128,9 +121,7 @@ export async function sendList(
     );
     const order = served.store.strategy.tableOrder;
     if (order !== undefined) objects.sort(order);
-    const rows = objects.map((o) =>
-      tableRow(columns, o, include, now, served.store.strategy.rowConditions),
-    );
+    const rows = objects.map((o) => tableRow(columns, o, include, now, served.store.strategy));
     sendJson(
       res,
       200,
@@ -139,11 +130,7 @@ export async function sendList(
     return;
   }
   if (output.kind === "metadata") {
-    const items = list.items.map((e) => ({
-      kind: "PartialObjectMetadata",
-      apiVersion: "meta.k8s.io/v1",
-      metadata: e.object.metadata ?? {},
-    }));
+    const items = list.items.map((e) => partialObjectMetadata(e.object, served.store.strategy));
     sendJson(
       res,
       200,

@@ -115,13 +115,22 @@ function goJson(value: unknown): string {
   );
 }
 
-function rowObject(object: KubeObject, include: IncludeObject): unknown {
+function rowObject(object: KubeObject, include: IncludeObject, strategy: RowStrategy): unknown {
   if (include === "None") return undefined;
   if (include === "Object") return object;
+  return partialObjectMetadata(object, strategy);
+}
+
+/** What of a kind's strategy its Table rows and metadata-only answers read. */
+export type RowStrategy = Pick<Strategy, "rowConditions" | "internalMetadata">;
+
+/** An object as a PartialObjectMetadata: its metadata in the kind's internal form. */
+export function partialObjectMetadata(object: KubeObject, strategy: RowStrategy): unknown {
+  const metadata = object.metadata ?? {};
   return {
     kind: "PartialObjectMetadata",
     apiVersion: "meta.k8s.io/v1",
-    metadata: object.metadata ?? {},
+    metadata: strategy.internalMetadata?.(metadata) ?? metadata,
   };
 }
 
@@ -134,14 +143,14 @@ export function tableRow(
   object: KubeObject,
   include: IncludeObject,
   now: number,
-  rowConditions?: Strategy["rowConditions"],
+  strategy: RowStrategy,
 ): unknown {
   const cells = columns.map((c) => c.cell(object, now) ?? null);
-  const conditions = rowConditions?.(object);
+  const conditions = strategy.rowConditions?.(object);
   return {
     cells,
     ...(conditions === undefined ? {} : { conditions }),
-    object: rowObject(object, include) ?? null,
+    object: rowObject(object, include, strategy) ?? null,
   };
 }
 

@@ -1,4 +1,4 @@
-import type { KubeObject, StatusCause } from "../../core/index.ts";
+import type { KubeObject, ObjectMeta, StatusCause } from "../../core/index.ts";
 import type { ObjectAttrs } from "../watchcache/cache-event.ts";
 import type { NameRule } from "./object-meta.ts";
 
@@ -123,6 +123,12 @@ export interface Strategy {
   tableOrder?(a: KubeObject, b: KubeObject): number;
   /** The conditions of an object's Table row (a finished pod's `Completed`), if any. */
   rowConditions?(object: KubeObject): readonly TableRowCondition[] | undefined;
+  /**
+   * The metadata as kube's internal form of the kind holds it, which is what kube answers where
+   * it sends metadata alone (PartialObjectMetadata, a Table row's object): without what only the
+   * versioned form carries (a DaemonSet's template generation annotation). Returns a copy.
+   */
+  internalMetadata?(meta: ObjectMeta): ObjectMeta;
 }
 
 /** Label and field values of an object for a kind's strategy. */

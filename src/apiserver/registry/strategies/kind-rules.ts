@@ -17,6 +17,7 @@ export type KindRules = Pick<
   | "validateUpdate"
   | "returnDeletedObject"
   | "orphanByDefault"
+  | "internalMetadata"
 >;
 
 /** Each element of the list at `key` that is an object (a list of structs, as Go decodes it). */

@@ -121,6 +121,12 @@ daemonSet.prepareForCreate = (object) => {
   daemonSetCreate(object);
   annotationsOf(object)[TEMPLATE_GENERATION] = "1";
 };
+daemonSet.internalMetadata = (meta) => {
+  if (meta.annotations?.[TEMPLATE_GENERATION] === undefined) return meta;
+  const { [TEMPLATE_GENERATION]: _, ...annotations } = meta.annotations;
+  const { annotations: __, ...rest } = meta;
+  return Object.keys(annotations).length > 0 ? { ...rest, annotations } : rest;
+};
 daemonSet.prepareForUpdate = (object, old) => {
   const stored = Number(old.metadata?.annotations?.[TEMPLATE_GENERATION] ?? 0);
   const template = (o: KubeObject) => recordAt(recordAt(rec(o), "spec") ?? {}, "template");
