@@ -51,6 +51,19 @@ const WRITTEN_AS_NULL = new Set([
   "storage.v1.CSINodeDriver.topologyKeys",
 ]);
 
+/**
+ * Fields the documents mark required that Go leaves out when empty all the same (`+required`
+ * with `omitempty`), as kube's types declare them: not written as `null`, so an object
+ * without one lacks it, and a write that sets it adds the field itself (`"."`) to its
+ * manager's fields, as kube records it.
+ */
+const OMITTED_WHEN_EMPTY = new Set([
+  "admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec.validationActions",
+  "networking.v1.IPAddressSpec.parentRef",
+  "resource.v1.CounterSet.counters",
+  "resource.v1.DeviceCounterConsumption.counters",
+]);
+
 /** The prefixes of OpenAPI component names the table leaves out of its type names. */
 const PREFIXES = [
   "io.k8s.api.",
@@ -154,7 +167,8 @@ export function generateBuiltinFields(kinds: readonly string[]): {
       let mark = "";
       if (struct && isEmptyObject(p.default)) mark = "!";
       else if (
-        (required.has(name) || WRITTEN_AS_NULL.has(`${type}.${name}`)) &&
+        ((required.has(name) && !OMITTED_WHEN_EMPTY.has(`${type}.${name}`)) ||
+          WRITTEN_AS_NULL.has(`${type}.${name}`)) &&
         !scalar &&
         (!struct || p.default === undefined)
       )

@@ -54,7 +54,7 @@ export const BUILTIN_TYPES: Readonly<Record<string, string>> = {
   "admissionregistration.v1.ValidatingAdmissionPolicyBinding":
     "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec",
   "admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec":
-    "matchResources:admissionregistration.v1.MatchResources paramRef:admissionregistration.v1.ParamRef policyName validationActions~:[set]",
+    "matchResources:admissionregistration.v1.MatchResources paramRef:admissionregistration.v1.ParamRef policyName validationActions:[set]",
   "admissionregistration.v1.ValidatingAdmissionPolicySpec":
     "auditAnnotations:[]admissionregistration.v1.AuditAnnotation failurePolicy matchConditions:[map=name]admissionregistration.v1.MatchCondition/merge=name matchConstraints:admissionregistration.v1.MatchResources paramKind:admissionregistration.v1.ParamKind validations:[]admissionregistration.v1.Validation variables:[map=name]admissionregistration.v1.Variable/merge=name",
   "admissionregistration.v1.ValidatingAdmissionPolicyStatus":
@@ -608,7 +608,7 @@ export const BUILTIN_TYPES: Readonly<Record<string, string>> = {
   "networking.v1.HTTPIngressRuleValue": "paths~:[]networking.v1.HTTPIngressPath",
   "networking.v1.IPAddress":
     "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:networking.v1.IPAddressSpec",
-  "networking.v1.IPAddressSpec": "parentRef~:networking.v1.ParentReference",
+  "networking.v1.IPAddressSpec": "parentRef:networking.v1.ParentReference",
   "networking.v1.IPBlock": "cidr except:[]",
   "networking.v1.Ingress":
     "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:networking.v1.IngressSpec status!:networking.v1.IngressStatus",
@@ -676,7 +676,7 @@ export const BUILTIN_TYPES: Readonly<Record<string, string>> = {
   "resource.v1.CapacityRequestPolicyRange": "max:%quantity min:%quantity step:%quantity",
   "resource.v1.CapacityRequirements": "requests:{}%quantity",
   "resource.v1.Counter": "value:%quantity",
-  "resource.v1.CounterSet": "counters~:{}resource.v1.Counter name",
+  "resource.v1.CounterSet": "counters:{}resource.v1.Counter name",
   "resource.v1.Device":
     "allNodes:%bool allowMultipleAllocations:%bool attributes:{}resource.v1.DeviceAttribute bindingConditions:[] bindingFailureConditions:[] bindsToNode:%bool capacity:{}resource.v1.DeviceCapacity consumesCounters:[]resource.v1.DeviceCounterConsumption name nodeAllocatableResourceMappings:{}resource.v1.NodeAllocatableResourceMapping nodeName nodeSelector:core.v1.NodeSelector taints:[]resource.v1.DeviceTaint",
   "resource.v1.DeviceAllocationConfiguration":
@@ -696,7 +696,7 @@ export const BUILTIN_TYPES: Readonly<Record<string, string>> = {
   "resource.v1.DeviceClassSpec":
     "config:[]resource.v1.DeviceClassConfiguration extendedResourceName selectors:[]resource.v1.DeviceSelector",
   "resource.v1.DeviceConstraint": "distinctAttribute matchAttribute requests:[]",
-  "resource.v1.DeviceCounterConsumption": "counterSet counters~:{}resource.v1.Counter",
+  "resource.v1.DeviceCounterConsumption": "counterSet counters:{}resource.v1.Counter",
   "resource.v1.DeviceRequest":
     "exactly:resource.v1.ExactDeviceRequest firstAvailable:[]resource.v1.DeviceSubRequest name",
   "resource.v1.DeviceRequestAllocationResult":
