@@ -11,6 +11,7 @@ import { crdType } from "../managedfields/crd-schema.ts";
 import { FieldManager } from "../managedfields/field-manager.ts";
 import type { TypeNode } from "../managedfields/schema.ts";
 import { decodeFromStorage } from "../registry/codec.ts";
+import { omitEmptyMeta } from "../registry/omit-empty.ts";
 import type { CustomResourceInfo, PrinterColumn, ScaleSubresource } from "../registry/registry.ts";
 import { customScale } from "../registry/scale.ts";
 import type { StoreOptions } from "../registry/store-options.ts";
@@ -237,6 +238,7 @@ export function crdVersionSpecs(
           normalize: (o: KubeObject) => {
             const dropped = prune(schema, o);
             applyDefaults(schema, o);
+            omitEmptyMeta(o);
             return dropped;
           },
           custom: {

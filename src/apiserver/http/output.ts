@@ -140,9 +140,21 @@ export async function sendList(
   }
   const cache = served.store.cache;
   const encoder = served.store.encoder;
+  // A custom resource's list is unstructured in kube: its metadata's keys in Go's map order,
+  // and the continue token written even when there is none.
+  const listMeta =
+    served.custom === undefined
+      ? metadata
+      : JSON.stringify({
+          continue: list.continue ?? "",
+          ...(list.remainingItemCount !== undefined
+            ? { remainingItemCount: list.remainingItemCount }
+            : {}),
+          resourceVersion: String(list.resourceVersion),
+        });
   await sendJsonList(
     res,
-    `{"kind":"${served.def.listKind}","apiVersion":"${apiVersionOf(served.def)}","metadata":${metadata},"items":[`,
+    `{"kind":"${served.def.listKind}","apiVersion":"${apiVersionOf(served.def)}","metadata":${listMeta},"items":[`,
     list.items,
     (e) => cache.entryJson(e, encoder),
     "]}",

@@ -15,10 +15,18 @@ const DATA_FIELDS: Readonly<Record<string, readonly string[]>> = {
 
 /** Removes, in place, the empty `omitempty` fields of a built-in object of `kind`. */
 export function omitEmpty(kind: string, object: KubeObject): void {
-  const meta = object.metadata as Record<string, unknown> | undefined;
-  if (meta !== undefined) for (const field of META_FIELDS) dropIfEmpty(meta, field);
+  omitEmptyMeta(object);
   for (const field of DATA_FIELDS[kind] ?? [])
     dropIfEmpty(object as Record<string, unknown>, field);
+}
+
+/**
+ * Removes, in place, the empty `omitempty` fields of an object's metadata: what kube leaves out of
+ * any object, a custom resource's too (its handler reads metadata into the Go type).
+ */
+export function omitEmptyMeta(object: KubeObject): void {
+  const meta = object.metadata as Record<string, unknown> | undefined;
+  if (meta !== undefined) for (const field of META_FIELDS) dropIfEmpty(meta, field);
 }
 
 function dropIfEmpty(o: Record<string, unknown>, field: string): void {
