@@ -14,6 +14,8 @@ describe("name validation", () => {
       assert.equal(checkDns1123Label(ok), undefined, ok);
     for (const bad of ["", "A", "-a", "a-", "a.b", "a".repeat(64)])
       assert.notEqual(checkDns1123Label(bad), undefined, bad);
+    // A subdomain is told what keeps it from being a label, as kube tells it.
+    assert.equal(checkDns1123Label("a.b"), "must not contain dots");
   });
 
   it("DNS-1123 subdomains", () => {

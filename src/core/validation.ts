@@ -19,8 +19,13 @@ function checkSyntax(
   return pattern.test(value) ? undefined : problem;
 }
 
-/** A DNS-1123 label: lowercase alphanumerics and '-', at most 63 characters (namespace names). */
+/**
+ * A DNS-1123 label: lowercase alphanumerics and '-', at most 63 characters (namespace names). A
+ * value that would be a subdomain is told so, as kube tells it.
+ */
 export function checkDns1123Label(value: string): string | undefined {
+  if (value.length <= 63 && !DNS1123_LABEL.test(value) && DNS1123_SUBDOMAIN.test(value))
+    return "must not contain dots";
   return checkSyntax(
     value,
     63,

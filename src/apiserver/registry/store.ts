@@ -16,7 +16,7 @@ import {
 import { checkPreconditions, type DeleteOptions } from "./deletion.ts";
 import { fieldValidationWarnings } from "./field-validation.ts";
 import { GENERATE_NAME_ATTEMPTS, generateName } from "./generate-name.ts";
-import { validateObjectMeta, validateObjectMetaUpdate } from "./object-meta.ts";
+import { throwIfInvalid, validateMetaUpdate, validateWithMeta } from "./object-meta.ts";
 import { listObjects } from "./paged-list.ts";
 import { retryOnConflict } from "./retry.ts";
 import { finishing, type StoreOptions } from "./store-options.ts";
@@ -156,10 +156,10 @@ export class Store {
     const generate = !meta.name && Boolean(meta.generateName);
     const nextName = () => generateName(meta.generateName!, this.#o.random);
     if (generate) meta.name = nextName();
-    strategy.prepareForCreate?.(object);
+    strategy.prepareForCreate?.(object, options.requester);
     this.#validate(
       object,
-      validateObjectMeta(meta, strategy.nameRule ?? "subdomain", this.#namespaced),
+      (kind) => validateWithMeta(object, strategy.nameRule ?? "subdomain", this.#namespaced, kind),
       strategy.validate?.(object),
       strategy.validateCreate?.(object),
     );
@@ -404,8 +404,10 @@ export class Store {
       meta.generation = (old.generation ?? 0) + 1;
     this.#validate(
       object,
-      validateObjectMeta(meta, strategy.nameRule ?? "subdomain", this.#namespaced),
-      validateObjectMetaUpdate(meta, old),
+      (kind) => [
+        ...validateMetaUpdate(object, stored, strategy.nameRule, this.#namespaced),
+        ...kind,
+      ],
       strategy.validate?.(object),
       strategy.validateUpdate?.(object, stored, subresource),
     );
@@ -427,17 +429,15 @@ export class Store {
     );
   }
 
-  #validate(object: KubeObject, ...lists: (StatusCause[] | undefined)[]): void {
-    const causes = lists.flatMap((l) => l ?? []);
-    causes.push(...(this.#o.validate?.(object) ?? []));
-    if (causes.length > 0) {
-      throw errors.invalid(
-        this.def.kind,
-        this.def.group,
-        object.metadata?.name ?? object.metadata?.generateName ?? "",
-        causes,
-      );
-    }
+  /** Throws kube's 422 for the kind's causes (`lists`, the schema's) and `withMeta`'s. */
+  #validate(
+    object: KubeObject,
+    withMeta: (kind: StatusCause[]) => StatusCause[],
+    ...lists: (StatusCause[] | undefined)[]
+  ): void {
+    const kind = [...lists.flatMap((l) => l ?? []), ...(this.#o.validate?.(object) ?? [])];
+    const c = this.#conversion;
+    throwIfInvalid(c.kind, c.storageApiVersion ?? c.apiVersion, object, withMeta(kind));
   }
 
   #in(body: KubeObject): KubeObject {

@@ -5,6 +5,7 @@ import {
   type StatusCause,
 } from "../../../core/index.ts";
 import { field } from "../field-errors.ts";
+import { validateObjectMeta } from "../object-meta.ts";
 import { type Json, rec, recordAt } from "./util.ts";
 
 /*
@@ -66,10 +67,17 @@ function seriesCauses(o: Json): StatusCause[] {
   return causes;
 }
 
-/** kube's `ValidateEventCreate` for events.k8s.io/v1: the legacy rules and the strict ones. */
+/**
+ * kube's `ValidateEventCreate` for events.k8s.io/v1: the legacy rules, the metadata (names as
+ * DNS subdomains) and the strict rules.
+ */
 export function v1EventCreateCauses(object: KubeObject): StatusCause[] {
   const o = rec(object);
-  const causes = [...legacyEventCauses(object), ...seriesCauses(o)];
+  const causes = [
+    ...legacyEventCauses(object),
+    ...validateObjectMeta(object.metadata ?? {}, "subdomain", true),
+    ...seriesCauses(o),
+  ];
   if (!isSet(o.eventTime)) causes.push(field.required("eventTime"));
   if (o.type !== "Normal" && o.type !== "Warning")
     causes.push(field.invalid("type", "", `has invalid value: ${text(o.type)}`));
@@ -100,7 +108,7 @@ const IMMUTABLE = [
   "reportingInstance",
 ];
 
-/** kube's `ValidateEventUpdate` for events.k8s.io/v1 (the legacy rules run as validate). */
+/** kube's `ValidateEventUpdate` for events.k8s.io/v1, besides the legacy rules. */
 export function v1EventUpdateCauses(object: KubeObject, old: KubeObject): StatusCause[] {
   const o = rec(object);
   const prev = rec(old);

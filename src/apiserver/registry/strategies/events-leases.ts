@@ -19,8 +19,12 @@ function writeGoZeroes(object: KubeObject): void {
   setDefault(o, "reportingInstance", "");
 }
 
-/** core/v1 Events: the legacy validation rules of kube's `ValidateEventCreate`. */
+/**
+ * core/v1 Events: the legacy validation rules of kube's `ValidateEventCreate`, which check no
+ * metadata (any name the generic checks allow).
+ */
 export const eventStrategy: Strategy = {
+  nameRule: "none",
   prepareForCreate: writeGoZeroes,
   prepareForUpdate: writeGoZeroes,
   validate: legacyEventCauses,
@@ -54,14 +58,19 @@ export const eventStrategy: Strategy = {
 };
 
 /**
- * events.k8s.io/v1 Events (stored as core/v1 ones): besides the legacy rules, a create needs
- * eventTime and a type of Normal or Warning and may not set the deprecated fields; an update may
- * not change what the event reports.
+ * events.k8s.io/v1 Events (stored as core/v1 ones): a create passes the legacy rules, then its
+ * metadata is checked (a DNS subdomain name), then it needs eventTime and a type of Normal or
+ * Warning and may not set the deprecated fields; an update passes the legacy rules and may not
+ * change what the event reports.
  */
 export const eventV1Strategy: Strategy = {
   ...eventStrategy,
+  validate: undefined,
   validateCreate: v1EventCreateCauses,
-  validateUpdate: v1EventUpdateCauses,
+  validateUpdate: (object, old) => [
+    ...legacyEventCauses(object),
+    ...v1EventUpdateCauses(object, old),
+  ],
   // kube prints both versions from its internal (core) form.
   columns: EVENT_COLUMNS.map((c) => ({ ...c, cell: (o, now) => c.cell(eventFromV1(o), now) })),
 };

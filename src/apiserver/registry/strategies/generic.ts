@@ -1,4 +1,5 @@
 import type { BuiltinResourceFacts } from "../../../resources/index.ts";
+import type { NameRule } from "../object-meta.ts";
 import type { Strategy } from "../strategy.ts";
 import { ADMISSION_KINDS } from "./admission-kinds.ts";
 import { COLUMNS_BY_RESOURCE, TABLE_ORDER_BY_RESOURCE } from "./columns/by-resource.ts";
@@ -50,8 +51,20 @@ const KIND_RULES: Readonly<Record<string, KindRules>> = {
   ...RESOURCE_KINDS,
 };
 
-/** RBAC objects are named by path segment (`system:controller:x`), as kube's ValidateRBACName. */
-const PATH_SEGMENT_NAMES = "rbac.authorization.k8s.io";
+/**
+ * The name rules of the kinds whose kube validation does not name them as DNS subdomains (by
+ * `group/plural`, or a whole group): RBAC objects by path segment (`system:controller:x`), as
+ * kube's ValidateRBACName; StatefulSets by DNS label (they name their pods' hostnames);
+ * CertificateSigningRequests by any name ("We don't care what you call your certificate
+ * requests"); PodDisruptionBudgets by none — their validation checks the spec only, so only
+ * the generic checks of every kind apply.
+ */
+const NAME_RULES: Readonly<Record<string, NameRule>> = {
+  "rbac.authorization.k8s.io": "path-segment",
+  "apps/statefulsets": "label",
+  "certificates.k8s.io/certificatesigningrequests": "any",
+  "policy/poddisruptionbudgets": "none",
+};
 
 /**
  * How a built-in kind with no strategy of its own is served: pruned of unknown fields as any
@@ -63,7 +76,7 @@ const PATH_SEGMENT_NAMES = "rbac.authorization.k8s.io";
 export function genericStrategy(facts: BuiltinResourceFacts): Strategy {
   const key = facts.group === "" ? facts.plural : `${facts.group}/${facts.plural}`;
   return {
-    nameRule: facts.group === PATH_SEGMENT_NAMES ? "path-segment" : "subdomain",
+    nameRule: NAME_RULES[key] ?? NAME_RULES[facts.group] ?? "subdomain",
     trackGeneration: TRACK_GENERATION.has(key),
     statusSubresource: facts.subresources.some((s) => s.name === "status"),
     columns: COLUMNS_BY_RESOURCE[key],

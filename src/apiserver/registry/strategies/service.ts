@@ -37,6 +37,8 @@ function defaultService(object: KubeObject): void {
  * per server, since its allocator is.
  */
 export const serviceStrategy: Strategy = {
+  // A DNS-1123 label: kube 1.36 relaxes the DNS-1035 rule (RelaxedServiceNameValidation, on).
+  nameRule: "label",
   statusSubresource: true,
   returnDeletedObject: true,
   defaults: defaultService,
