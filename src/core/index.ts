@@ -110,6 +110,7 @@ export {
 } from "./status.ts";
 export { parseTime, toMicroTime, toTime } from "./time.ts";
 export {
+  checkDns1035Label,
   checkDns1123Label,
   checkDns1123Subdomain,
   checkLabelValue,

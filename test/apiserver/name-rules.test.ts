@@ -4,7 +4,8 @@
  * StatefulSets as DNS labels; PodDisruptionBudgets, core/v1 Events and CSRs check no names of
  * their own, so only the generic checks every kind gets (names as path segments, run after the
  * kind's own validation passed) apply; events.k8s.io Events are named by their internal (core)
- * kind. Runs on both backends (the expectations are kube-apiserver 1.36's answers).
+ * kind; a CRD's name must be `<plural>.<group>`, its generateName too. Runs on both backends (the
+ * expectations are kube-apiserver 1.36's answers).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -23,6 +24,9 @@ const SUBDOMAIN_PROBLEM =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 const KEY_PROBLEM =
   "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const DNS1035 =
+  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+const NOT_PLURAL_GROUP = 'must be spec.names.plural+"."+spec.group';
 
 const invalid = (f: string, value: string, problem: string) => ({
   reason: "FieldValueInvalid",
@@ -109,5 +113,44 @@ describe("an events.k8s.io Event", () => {
       kind: "Event",
       causes: [badName(SUBDOMAIN_PROBLEM), badKey],
     });
+  });
+});
+
+describe("a CustomResourceDefinition's name", () => {
+  it("is a DNS subdomain and <plural>.<group>, checked before the rest of the object", async () => {
+    const reply = await create(resourceOf("customresourcedefinitions"), {
+      name: BAD_NAME,
+      labels: BAD_LABELS,
+    });
+    assert.equal(reply.status, 422);
+    assert.deepEqual(reply.body.details.causes, [
+      badName(SUBDOMAIN_PROBLEM),
+      badName(NOT_PLURAL_GROUP),
+      badKey,
+      invalid("spec.names.plural", BAD_NAME, DNS1035),
+      invalid("spec.names.singular", "not_a_valid_nam", DNS1035),
+      invalid(
+        "spec.names.kind",
+        "Not_A_Valid_Nam",
+        `may have mixed case, but should otherwise match: ${DNS1035}`,
+      ),
+      invalid(
+        "spec.names.listKind",
+        "Not_A_Valid_NamList",
+        `may have mixed case, but should otherwise match: ${DNS1035}`,
+      ),
+    ]);
+  });
+
+  it("is checked on its generateName too, which cannot make <plural>.<group>", async () => {
+    const crds = resourceOf("customresourcedefinitions");
+    const reply = await create(crds, { generateName: "gen-" }, "gens.name-rules.example.com");
+    assert.equal(reply.status, 422);
+    const generated = reply.body.details.name as string;
+    assert.match(generated, /^gen-[a-z0-9]{5}$/);
+    assert.deepEqual(reply.body.details.causes, [
+      invalid("metadata.generateName", "gen-", NOT_PLURAL_GROUP),
+      invalid("metadata.name", generated, NOT_PLURAL_GROUP),
+    ]);
   });
 });

@@ -1,7 +1,8 @@
 import type { KubeObject, StatusCause } from "../../core/index.ts";
-import { checkDns1123Label, checkDns1123Subdomain, deepEqual } from "../../core/index.ts";
+import { checkDns1035Label, checkDns1123Subdomain, deepEqual } from "../../core/index.ts";
 import { type OpenApiSchema, structuralProblems } from "../../resources/index.ts";
 import { field } from "../registry/field-errors.ts";
+import { checkName } from "../registry/object-meta.ts";
 import {
   arrayAt,
   child,
@@ -14,6 +15,31 @@ import {
 import type { Strategy } from "../registry/strategy.ts";
 import { versionFieldProblems } from "./crd-version-fields.ts";
 import { validateSelectableFields } from "./selectable-fields.ts";
+
+/**
+ * kube's checks of a CRD's names (`ValidateCustomResourceDefinitionNames`): DNS-1035 labels,
+ * the kinds in any case.
+ */
+function namesCauses(names: Json): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const label = (path: string, v: unknown, lower = false) => {
+    if (typeof v !== "string" || v === "") return;
+    const bad = checkDns1035Label(lower ? v.toLowerCase() : v);
+    const mixed = lower ? "may have mixed case, but should otherwise match: " : "";
+    if (bad) causes.push(field.invalid(`spec.names.${path}`, v, mixed + bad));
+  };
+  label("plural", names.plural);
+  label("singular", names.singular);
+  label("kind", names.kind, true);
+  label("listKind", names.listKind, true);
+  for (const [i, s] of (arrayAt(names, "shortNames") ?? []).entries()) label(`shortNames[${i}]`, s);
+  if (typeof names.kind === "string" && names.kind !== "" && names.kind === names.listKind)
+    causes.push(
+      field.invalid("spec.names.listKind", names.listKind, "kind and listKind may not be the same"),
+    );
+  for (const [i, c] of (arrayAt(names, "categories") ?? []).entries()) label(`categories[${i}]`, c);
+  return causes;
+}
 
 /** The finalizer that keeps a CRD until its custom resources are deleted. */
 export const CRD_CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io";
@@ -46,6 +72,15 @@ function storageVersionOf(object: KubeObject): string | undefined {
  * `storedVersions` by the strategy, as kube's does).
  */
 export const crdStrategy: Strategy = {
+  // As kube's CRD validation names them: a DNS subdomain, and `<plural>.<group>` — a generateName
+  // too, so that a CRD created with one fails on both fields.
+  nameRule(name, prefix, object) {
+    const problems = checkName("subdomain", name, prefix);
+    const [plural, group] = ["spec.names.plural", "spec.group"].map((k) => stringAt(object, k));
+    if (name !== `${plural ?? ""}.${group ?? ""}`)
+      problems.push('must be spec.names.plural+"."+spec.group');
+    return problems;
+  },
   statusSubresource: true,
   allowUnconditionalUpdate: false,
   trackGeneration: true,
@@ -82,29 +117,11 @@ export const crdStrategy: Strategy = {
       else if (!group.includes("."))
         causes.push(field.invalid("spec.group", group, "should be a domain with at least one dot"));
     }
-    for (const k of ["plural", "singular"]) {
-      const v = names[k];
-      if (k === "plural" && (typeof v !== "string" || v === ""))
-        causes.push(field.required(`spec.names.${k}`));
-      else if (typeof v === "string" && checkDns1123Label(v))
-        causes.push(field.invalid(`spec.names.${k}`, v, checkDns1123Label(v)!));
-    }
+    if (typeof names.plural !== "string" || names.plural === "")
+      causes.push(field.required("spec.names.plural"));
     if (typeof names.kind !== "string" || names.kind === "")
       causes.push(field.required("spec.names.kind"));
-    for (const [i, s] of (arrayAt(names, "shortNames") ?? []).entries()) {
-      if (typeof s !== "string" || checkDns1123Label(s))
-        causes.push(
-          field.invalid(`spec.names.shortNames[${i}]`, s, "must be a lowercase RFC 1123 label"),
-        );
-    }
-    const name = object.metadata?.name;
-    if (
-      typeof names.plural === "string" &&
-      typeof group === "string" &&
-      name !== `${names.plural}.${group}`
-    ) {
-      causes.push(field.invalid("metadata.name", name, 'must be spec.names.plural+"."+spec.group'));
-    }
+    causes.push(...namesCauses(names));
     if (spec.scope !== "Namespaced" && spec.scope !== "Cluster")
       causes.push(field.notSupported("spec.scope", spec.scope, ["Cluster", "Namespaced"]));
     const versions = arrayAt(spec, "versions") ?? [];
@@ -139,8 +156,8 @@ export const crdStrategy: Strategy = {
     versions.forEach((raw, i) => {
       const v = (raw ?? {}) as Json;
       const p = `spec.versions[${i}]`;
-      if (typeof v.name !== "string" || checkDns1123Label(v.name))
-        causes.push(field.invalid(`${p}.name`, v.name, "must be a lowercase RFC 1123 label"));
+      const badName = checkDns1035Label(typeof v.name === "string" ? v.name : "");
+      if (badName) causes.push(field.invalid(`${p}.name`, v.name, badName));
       if (seen.has(v.name)) causes.push(field.duplicate(`${p}.name`, v.name));
       seen.add(v.name);
       const schema = recordAt(recordAt(v, "schema") ?? {}, "openAPIV3Schema");
