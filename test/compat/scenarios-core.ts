@@ -80,7 +80,11 @@ export const coreResources: readonly CompatResource[] = [
   apps("ReplicaSet", "replicasets", () => workload()),
   apps("StatefulSet", "statefulsets", () => workload({ serviceName: "compat" })),
   apps("DaemonSet", "daemonsets", () => workload()),
-  apps("ControllerRevision", "controllerrevisions", () => ({ revision: 1 })),
+  // kube requires a revision's data (any object).
+  apps("ControllerRevision", "controllerrevisions", () => ({
+    data: { compat: "yes" },
+    revision: 1,
+  })),
   {
     group: "batch",
     version: "v1",
