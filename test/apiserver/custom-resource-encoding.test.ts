@@ -1,12 +1,13 @@
 /**
  * A custom resource written and read back as kube-apiserver writes it, on either backend: its
  * metadata's emptied maps and lists left out (kube reads metadata into Go's ObjectMeta), and its
- * lists' unstructured metadata, which always carries a continue token.
+ * lists' unstructured metadata, which always carries a continue token; and a new CRD's status
+ * written in kube's two steps.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startTestServer, type TestServer } from "kontroller/testing";
-import { call, crdUntil, type Loose } from "./helpers.ts";
+import { call, crdUntil, type Loose, watch } from "./helpers.ts";
 
 const GROUP = "encoding.example.com";
 const PATH = `/apis/${GROUP}/v1/namespaces/default/gadgets`;
@@ -100,5 +101,58 @@ describe("custom resources encoded as kube encodes them", () => {
     assert.equal(first.body.metadata.remainingItemCount, 2);
     const builtin = await call(s.url, "GET", "/api/v1/namespaces/default/configmaps");
     assert.equal(builtin.body.metadata.continue, undefined, "a built-in list writes none");
+  });
+});
+
+describe("a new CRD's status", () => {
+  it("says Installing once its names are accepted, then Established once it is served", async () => {
+    const crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    const name = `doohickeys.${GROUP}`;
+    const created = await call(s.url, "POST", crds, {
+      apiVersion: "apiextensions.k8s.io/v1",
+      kind: "CustomResourceDefinition",
+      metadata: { name },
+      spec: {
+        group: GROUP,
+        scope: "Cluster",
+        names: { plural: "doohickeys", singular: "doohickey", kind: "Doohickey" },
+        versions: [
+          {
+            name: "v1",
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+            },
+          },
+        ],
+      },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    // From the create on: a watch from "now" may wait on kube's cache of CRDs, which hears of
+    // no revision past the last CRD write.
+    const rv = created.body.metadata.resourceVersion;
+    const w = await watch(
+      s.url,
+      `${crds}?watch=1&resourceVersion=${rv}&fieldSelector=metadata.name%3D${name}`,
+    );
+    try {
+      const established: string[] = [];
+      for (;;) {
+        const e = await w.next();
+        assert.ok(e !== undefined, "the watch ended");
+        const c = (e.object.status?.conditions ?? []).find((c: Loose) => c.type === "Established");
+        if (c === undefined) continue;
+        const state = `${c.status}/${c.reason}/${c.message}`;
+        if (established.at(-1) !== state) established.push(state);
+        if (c.status === "True") break;
+      }
+      assert.deepEqual(established, [
+        "False/Installing/the initial names have been accepted",
+        "True/InitialNamesAccepted/the initial names have been accepted",
+      ]);
+    } finally {
+      w.close();
+    }
   });
 });

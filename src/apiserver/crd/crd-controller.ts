@@ -154,11 +154,12 @@ export class CrdController {
       now,
     });
     const wasEstablished = conditionOf(crd, "Established")?.status === "True";
-    if (verdict.ok) {
+    if (verdict.ok && !wasEstablished) {
+      // As kube's naming controller: Installing until the resource is served.
       status = setCondition(status, {
         type: "Established",
-        status: "True",
-        reason: "InitialNamesAccepted",
+        status: "False",
+        reason: "Installing",
         message: "the initial names have been accepted",
         now,
       });
@@ -175,9 +176,11 @@ export class CrdController {
     status = { ...status, acceptedNames: asStatus(verdict.accepted) };
     const changedNames = JSON.stringify(previous) !== JSON.stringify(verdict.accepted);
     this.#accepted.set(name, { group, names: verdict.accepted });
-    // kube serves a CRD whose names are accepted, or that was established before.
-    if (verdict.ok || wasEstablished) await this.#install(crd, verdict.accepted, false);
     await this.#writeStatus(crd, status);
+    // kube serves a CRD whose names are accepted, or that was established before; its
+    // establishing controller then marks it Established.
+    if (verdict.ok || wasEstablished) await this.#install(crd, verdict.accepted, false);
+    if (verdict.ok && !wasEstablished) await this.#establish(name, now);
     if (changedNames) await this.#resyncGroup(group, name);
   }
 
@@ -189,6 +192,28 @@ export class CrdController {
       "",
       crd.metadata?.name ?? "",
       (current) => ({ ...current, status }) as KubeObject,
+      this.#fields.managed(served, { subresource: "status" }),
+    );
+  }
+
+  /** Marks the stored CRD `name` Established, now that it is served (unless it already is). */
+  async #establish(name: string, now: string): Promise<void> {
+    const served = this.#served!;
+    await served.store.guaranteedUpdate(
+      "",
+      name,
+      (current) => {
+        const crd = current as Crd;
+        if (conditionOf(crd, "Established")?.status === "True") return current;
+        const status = setCondition(crd.status ?? {}, {
+          type: "Established",
+          status: "True",
+          reason: "InitialNamesAccepted",
+          message: "the initial names have been accepted",
+          now,
+        });
+        return { ...current, status } as KubeObject;
+      },
       this.#fields.managed(served, { subresource: "status" }),
     );
   }
