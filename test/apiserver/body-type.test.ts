@@ -1,7 +1,7 @@
 /**
  * What a write's body must say of its type, and kube's answers when it says something else: a
- * built-in kind's body may leave apiVersion and kind out, another kind is a 400 from the
- * decoder; a custom resource's body must name both, and another kind is a 422 on `kind`; a body
+ * built-in kind's body may leave apiVersion and kind out, another type is a 400 from the
+ * decoder (unknown to its scheme, not convertible, or another version of the kind); a custom resource's body must name both, and another kind is a 422 on `kind`; a body
  * that is not JSON, or has a value of the wrong JSON type for its Go type, is reported as kube's
  * decoder reports it. Runs on both backends (the
  * expectations are kube-apiserver 1.36's answers).
@@ -68,6 +68,50 @@ describe("the type a body declares", () => {
     assert.equal(
       other.body.message,
       'ConfigMap in version "v1" cannot be handled as a Deployment: no kind "ConfigMap" is registered for version "apps/v1" in scheme "pkg/api/legacyscheme/scheme.go:30"',
+    );
+  });
+
+  it("of another type kube's scheme knows is a failed conversion, or another version", async () => {
+    const message = async (method: string, path: string, body: unknown) => {
+      const r = await call(s.url, method, path, body);
+      assert.equal(r.status, 400, JSON.stringify(r.body));
+      return r.body.message as string;
+    };
+    const revisions = "/apis/apps/v1/namespaces/default/controllerrevisions";
+    const secret = { apiVersion: "v1", kind: "Secret", metadata: { name: "s" } };
+    assert.equal(
+      await message("POST", CMS, secret),
+      'Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): unknown conversion',
+    );
+    // A Status sent back as the object (a failed read's reply) is apimachinery's own type.
+    const status = { apiVersion: "v1", kind: "Status", metadata: { name: "typeless" } };
+    assert.equal(
+      await message("PUT", `${CMS}/typeless`, status),
+      'Status in version "v1" cannot be handled as a ConfigMap: converting (v1.Status) to (core.ConfigMap): unknown conversion',
+    );
+    assert.equal(
+      await message("POST", revisions, { kind: "Deployment", metadata: { name: "d" } }),
+      'Deployment in version "v1" cannot be handled as a ControllerRevision: converting (v1.Deployment) to (apps.ControllerRevision): unknown conversion',
+    );
+    assert.equal(
+      await message("POST", revisions, { apiVersion: "apps/v1", kind: "Scale" }),
+      'Scale in version "v1" cannot be handled as a ControllerRevision: no kind "Scale" is registered for version "apps/v1" in scheme "pkg/api/legacyscheme/scheme.go:30"',
+    );
+    assert.equal(
+      await message("POST", revisions, { apiVersion: "v1", metadata: { name: "v" } }),
+      'ControllerRevision in version "v1" cannot be handled as a ControllerRevision: no kind "ControllerRevision" is registered for version "v1" in scheme "pkg/api/legacyscheme/scheme.go:30"',
+    );
+    // An events.k8s.io Event and a core one are the same internal type: only the version differs.
+    const coreEvent = { apiVersion: "v1", kind: "Event", metadata: { name: "e" } };
+    assert.equal(
+      await message("POST", "/apis/events.k8s.io/v1/namespaces/default/events", coreEvent),
+      "the API version in the data (v1) does not match the expected API version (events.k8s.io/v1)",
+    );
+    const crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    const notAKind = { apiVersion: "apiextensions.k8s.io/v1", kind: "NotAKind" };
+    assert.equal(
+      await message("POST", crds, notAKind),
+      'NotAKind in version "v1" cannot be handled as a CustomResourceDefinition: no kind "NotAKind" is registered for version "apiextensions.k8s.io/v1" in scheme "k8s.io/apiextensions-apiserver/pkg/apiserver/apiserver.go:55"',
     );
   });
 

@@ -10,6 +10,7 @@ import { updateScale } from "../registry/scale.ts";
 import type { UpdateOptions } from "../registry/types.ts";
 import { APPLY_PATCH, serveApply } from "./apply-patch.ts";
 import { decodeObjectBody, duplicatesIn, mediaType, parseJson, unsupported } from "./body.ts";
+import { foreignBodyError } from "./foreign-body.ts";
 import { parseListParams } from "./list-options.ts";
 import { sendObject } from "./output.ts";
 import { methodNotAllowed } from "./request-errors.ts";
@@ -60,27 +61,24 @@ function checkBodyType(body: Record<string, unknown>, want: BodyType): KubeObjec
       `the object provided is unrecognized (must be of type ${want.kind}): Object 'Kind' is missing in '${json}' (${json})`,
     );
   }
-  if ((body.apiVersion !== undefined || want.custom) && body.apiVersion !== want.apiVersion) {
+  if (!want.custom) {
+    // A built-in kind's body may leave its type out: the decoder assumes the resource's.
+    const apiVersion = String(body.apiVersion ?? want.apiVersion);
+    const kind = String(body.kind ?? want.kind);
+    if (apiVersion !== want.apiVersion || kind !== want.kind)
+      throw foreignBodyError(apiVersion, kind, want);
+  } else if (body.apiVersion !== want.apiVersion) {
     throw errors.badRequest(
       `the API version in the data (${String(body.apiVersion ?? "")}) does not match the expected API version (${want.apiVersion})`,
     );
-  }
-  if (body.kind !== undefined && body.kind !== want.kind) {
+  } else if (body.kind !== undefined && body.kind !== want.kind) {
+    // kube decodes a custom resource whatever its kind, and validation refuses it.
     const kind = String(body.kind);
-    if (want.custom) {
-      // kube decodes a custom resource whatever its kind, and validation refuses it.
-      const meta = body.metadata as { name?: unknown } | undefined;
-      const name = typeof meta?.name === "string" ? meta.name : "";
-      throw errors.invalid(kind, parseApiVersion(want.apiVersion).group, name, [
-        field.invalid("kind", kind, `must be ${want.kind}`),
-      ]);
-    }
-    const version = String(body.apiVersion ?? want.apiVersion)
-      .split("/")
-      .pop();
-    throw errors.badRequest(
-      `${kind} in version "${version}" cannot be handled as a ${want.kind}: no kind "${kind}" is registered for version "${want.apiVersion}" in scheme "pkg/api/legacyscheme/scheme.go:30"`,
-    );
+    const meta = body.metadata as { name?: unknown } | undefined;
+    const name = typeof meta?.name === "string" ? meta.name : "";
+    throw errors.invalid(kind, parseApiVersion(want.apiVersion).group, name, [
+      field.invalid("kind", kind, `must be ${want.kind}`),
+    ]);
   }
   const meta = body.metadata;
   if (meta !== undefined && (typeof meta !== "object" || meta === null || Array.isArray(meta))) {
