@@ -143,7 +143,9 @@ export function parseJson(body: Buffer, kind?: string): unknown {
     }
     throw errors.badRequest(`the request body is not valid JSON: ${errorMessage(err)}`);
   }
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+  // Nesting deeper than the limit takes more than twice as many brackets (opened and closed):
+  // shorter JSON text need not be scanned.
+  if (text.length > 2 * MAX_JSON_DEPTH && nestsDeeperThan(text, MAX_JSON_DEPTH)) {
     throw errors.badRequest(`the request body is ${tooDeep("JSON")}`);
   }
   return value;

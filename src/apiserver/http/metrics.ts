@@ -37,6 +37,7 @@ type RequestLabels = Record<(typeof REQUEST_LABELS)[number], string>;
 
 /** The children of the request series for one set of labels. */
 interface Series {
+  readonly labels: RequestLabels;
   /** By response code. */
   readonly requests: Map<number, { inc(): void }>;
   readonly latency: { observe(seconds: number): void };
@@ -105,16 +106,15 @@ export class ApiServerMetrics {
     query: URLSearchParams,
   ): void {
     const start = this.#clock.now();
-    const labels = requestLabels(req, target, query);
-    const series = this.#seriesOf(labels);
-    const watching = labels.verb === "WATCH";
+    const series = this.#seriesOf(requestLabels(req, target, query));
+    const watching = series.labels.verb === "WATCH";
     if (watching) series.longRunning.inc();
     res.once("close", () => {
       if (watching) series.longRunning.dec();
       let count = series.requests.get(res.statusCode);
       if (count === undefined) {
         count = this.#requests.labels({
-          ...labels,
+          ...series.labels,
           code: String(res.statusCode),
           system_client: "",
         });
@@ -130,11 +130,12 @@ export class ApiServerMetrics {
    * update, which at thousands of requests per second is work worth saving.
    */
   #seriesOf(labels: RequestLabels): Series {
-    const key = REQUEST_LABELS.map((l) => labels[l]).join("\u001f");
+    const key = `${labels.verb}\u001f${labels.dry_run}\u001f${labels.group}\u001f${labels.version}\u001f${labels.resource}\u001f${labels.subresource}\u001f${labels.scope}\u001f${labels.component}`;
     let series = this.#series.get(key);
     if (series === undefined) {
       const { dry_run: _, ...longRunning } = labels;
       series = {
+        labels,
         requests: new Map(),
         latency: this.#latency.labels(labels),
         longRunning: this.#longRunning.labels(longRunning),

@@ -109,6 +109,8 @@ function resourcePath(
 }
 
 function safeDecode(s: string): string | undefined {
+  // Only a `%` escape decodes to anything else (or fails to decode).
+  if (!s.includes("%")) return s;
   try {
     return decodeURIComponent(s);
   } catch {

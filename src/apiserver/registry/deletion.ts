@@ -38,9 +38,18 @@ export function finalizersForDeletion(
   return rest;
 }
 
+/** The last second {@link timestamp} formatted, and how (a create stamps the same one twice). */
+let lastSecond = Number.NaN;
+let lastStamp = "";
+
 /** RFC 3339 with second precision, UTC: how `metav1.Time` is written. */
 export function timestamp(ms: number): string {
-  return `${new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19)}Z`;
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    lastStamp = `${new Date(second * 1000).toISOString().slice(0, 19)}Z`;
+    lastSecond = second;
+  }
+  return lastStamp;
 }
 
 /** True if the object is being deleted. */

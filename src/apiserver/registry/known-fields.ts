@@ -43,6 +43,7 @@ interface At {
   readonly step: string | number;
   /** A struct field (what Go's type errors name), not a list index or a map key. */
   readonly field: boolean;
+  /** The table name of that struct's type (`apps.v1.DeploymentSpec`). */
   readonly owner: string;
 }
 
@@ -74,7 +75,7 @@ function walkType(
   removed: string[],
 ): string | undefined {
   const o = value as Record<string, unknown>;
-  const owner = structName(type.name);
+  const owner = type.name;
   for (const key of Object.keys(o)) {
     const field = type.fields.get(key);
     if (field === undefined) {
@@ -95,25 +96,26 @@ function walkType(
 
 function walkValue(value: FieldValue, v: unknown, at: At, removed: string[]): string | undefined {
   if (v === null || v === undefined || value.kind === "any") return undefined;
-  const wrong = (json = jsonName(v)) =>
-    `cannot unmarshal ${json} into Go struct field ${at.owner}.${goFieldsOf(at)} of type ${goName(value)}`;
   switch (value.kind) {
     case "scalar":
       if (scalarFits(value.go, v)) return undefined;
       // Go names a number that is no integer of the type by its value.
       return typeof v === "number" && (value.go === "int32" || value.go === "int64")
-        ? wrong(`number ${v}`)
-        : wrong();
+        ? wrong(value, at, `number ${v}`)
+        : wrong(value, at, jsonName(v));
     case "struct": {
-      if (typeof v !== "object" || Array.isArray(v)) return wrong();
+      if (typeof v !== "object" || Array.isArray(v)) return wrong(value, at, jsonName(v));
       const type = builtinTypeNamed(value.type);
       return type === undefined ? undefined : walkType(type, v, at, removed);
     }
     case "list": {
-      if (!Array.isArray(v)) return wrong();
-      for (const [i, item] of v.entries()) {
+      if (!Array.isArray(v)) return wrong(value, at, jsonName(v));
+      const element = value.element;
+      for (let i = 0; i < v.length; i++) {
+        const item: unknown = v[i];
+        if (fitsAsIs(element, item)) continue;
         const problem = walkValue(
-          value.element,
+          element,
           item,
           { ...at, parent: at, step: i, field: false },
           removed,
@@ -123,10 +125,14 @@ function walkValue(value: FieldValue, v: unknown, at: At, removed: string[]): st
       return undefined;
     }
     case "map": {
-      if (typeof v !== "object" || Array.isArray(v)) return wrong();
-      for (const [k, item] of Object.entries(v)) {
+      if (typeof v !== "object" || Array.isArray(v)) return wrong(value, at, jsonName(v));
+      const element = value.element;
+      const entries = v as Record<string, unknown>;
+      for (const k of Object.keys(entries)) {
+        const item = entries[k];
+        if (fitsAsIs(element, item)) continue;
         const problem = walkValue(
-          value.element,
+          element,
           item,
           { ...at, parent: at, step: k, field: false },
           removed,
@@ -136,6 +142,24 @@ function walkValue(value: FieldValue, v: unknown, at: At, removed: string[]): st
       return undefined;
     }
   }
+}
+
+/**
+ * True if {@link walkValue} would pass `v` without looking inside (no value, any JSON, or a
+ * scalar that fits): a list's or map's items are checked without a place for each.
+ */
+function fitsAsIs(value: FieldValue, v: unknown): boolean {
+  return (
+    v === null ||
+    v === undefined ||
+    value.kind === "any" ||
+    (value.kind === "scalar" && scalarFits(value.go, v))
+  );
+}
+
+/** Go's message for a value of JSON type `json` where `value` was wanted, at `at`. */
+function wrong(value: FieldValue, at: At, json: string): string {
+  return `cannot unmarshal ${json} into Go struct field ${structName(at.owner)}.${goFieldsOf(at)} of type ${goName(value)}`;
 }
 
 /** True if `v` is a JSON value Go decodes into a scalar of type `go`. */

@@ -22,7 +22,12 @@ interface Version {
 interface MemoryWatcher {
   readonly prefix: string;
   readonly channel: AsyncChannel<WatchBatch>;
+  /** The revision of progress not yet handed over (0: none); see `#quiet`. */
+  quietTo: number;
 }
+
+/** The events of a progress batch (one array for all of them: batches are never changed). */
+const NO_EVENTS: readonly StorageEvent[] = [];
 
 /**
  * The embedded, in-memory {@link Storage}: multi-version, with an event log for watches.
@@ -33,9 +38,13 @@ interface MemoryWatcher {
  * - Versions older than the newest one at or below `#compacted` are gone; a key whose only
  *   remaining version is a deletion at or below `#compacted` is gone entirely.
  * - `#log` holds every event with revision ≥ `#compacted`, in revision order.
- * - Every write is applied and delivered to every watcher before the call's promise settles,
- *   so watchers see writes in revision order. Watchers whose prefix a write does not touch get
- *   a progress batch (coalesced while unread), so a watcher always learns the current revision.
+ * - Every write is applied and delivered to every watcher of its key before the call's promise
+ *   settles, so watchers see writes in revision order.
+ * - Watchers whose prefix a write does not touch learn the revision from a progress batch,
+ *   handed over once per event-loop turn: `#quiet` holds the watchers with news of progress
+ *   only (`quietTo`), flushed at the next `setImmediate` — not once per write for each of a
+ *   server's ~60 watch caches, each of which wakes for it (as the etcd storage's watch hub
+ *   does). A watcher's batch of changes supersedes its pending progress.
  *
  * Not guaranteed: bounded memory. History grows until `compact` is called (the API server's
  * compactor calls it periodically).
@@ -46,6 +55,8 @@ export class MemoryStorage implements Storage {
   readonly #history = new SortedMap<Version[]>();
   readonly #log = new RingBuffer<StorageEvent>({ initialCapacity: 1024 });
   readonly #watchers = new Set<MemoryWatcher>();
+  readonly #quiet = new Set<MemoryWatcher>();
+  #flushing = false;
   #closed = false;
 
   async currentRevision(): Promise<number> {
@@ -151,7 +162,10 @@ export class MemoryStorage implements Storage {
     let watcher: MemoryWatcher | undefined;
     const onAbort = () => channel.end();
     const channel = new AsyncChannel<WatchBatch>(() => {
-      if (watcher !== undefined) this.#watchers.delete(watcher);
+      if (watcher !== undefined) {
+        this.#watchers.delete(watcher);
+        this.#quiet.delete(watcher);
+      }
       signal?.removeEventListener("abort", onAbort);
     });
     if (this.#closed) {
@@ -178,7 +192,7 @@ export class MemoryStorage implements Storage {
       const key = event.type === "put" ? event.kv.key : event.key;
       if (key.startsWith(prefix)) channel.push({ revision: eventRev(event), events: [event] });
     }
-    watcher = { prefix, channel };
+    watcher = { prefix, channel, quietTo: 0 };
     this.#watchers.add(watcher);
     signal?.addEventListener("abort", onAbort, { once: true });
     return channel;
@@ -205,6 +219,7 @@ export class MemoryStorage implements Storage {
     this.#closed = true;
     for (const w of this.#watchers) w.channel.end();
     this.#watchers.clear();
+    this.#quiet.clear();
   }
 
   #compactKey(key: string, revision: number): void {
@@ -237,14 +252,30 @@ export class MemoryStorage implements Storage {
     this.#log.push(event);
     for (const w of this.#watchers) {
       if (key.startsWith(w.prefix)) {
+        if (w.quietTo !== 0) {
+          w.quietTo = 0;
+          this.#quiet.delete(w);
+        }
         w.channel.push({ revision, events: [event] });
         continue;
       }
-      const last = w.channel.peekLast();
-      if (last !== undefined && last.events.length === 0)
-        w.channel.replaceLast({ revision, events: [] });
-      else w.channel.push({ revision, events: [] });
+      w.quietTo = revision;
+      this.#quiet.add(w);
     }
+    if (this.#quiet.size === 0 || this.#flushing) return;
+    this.#flushing = true;
+    setImmediate(() => {
+      this.#flushing = false;
+      for (const w of this.#quiet) {
+        // Merged into an unread progress batch, if the watcher has one.
+        const batch = { revision: w.quietTo, events: NO_EVENTS };
+        const last = w.channel.peekLast();
+        if (last !== undefined && last.events.length === 0) w.channel.replaceLast(batch);
+        else w.channel.push(batch);
+        w.quietTo = 0;
+      }
+      this.#quiet.clear();
+    });
   }
 
   #current(key: string): KeyValue | undefined {
