@@ -301,12 +301,11 @@ describe("reviews on a server with a token", () => {
     assert.deepEqual(other.body.status, { user: {}, error: "invalid bearer token" });
   });
 
-  it("names the token's user 'admin', without a uid", {
-    skip: embeddedOnly("the kube-apiserver rig's admin has a uid of its own"),
-  }, async () => {
+  it("names the token's user 'admin', uid 'kontroller-admin', on both backends", async () => {
     const r = await call(s.url, "POST", `${AUTHN}/selfsubjectreviews`, {}, auth);
     assert.deepEqual(r.body.status.userInfo, {
       username: "admin",
+      uid: "kontroller-admin",
       groups: ["system:masters", "system:authenticated"],
     });
   });

@@ -24,12 +24,4 @@ export const knownDifferences: readonly KnownDifference[] = [
       d.status.reference === 200 &&
       d.status.embedded === 404,
   },
-  {
-    reason:
-      "the suite authenticates to kube-apiserver as the admin user and to the embedded server anonymously, so a CertificateSigningRequest records a different requester",
-    matches: (d, at) =>
-      d.scenario === "certificatesigningrequests" &&
-      at !== undefined &&
-      /spec\.(username|uid|groups|extra)\b/.test(at.path),
-  },
 ];

@@ -8,6 +8,7 @@
  * `npm run test:compat -- --self-test` compares two embedded servers instead (expect no
  * difference: it checks the normalization) and writes no document.
  */
+import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { findKubeApiServer, startKubeApiServer, startTestServer } from "kontroller/testing";
 import { compareReplies, type Difference } from "./difference.ts";
@@ -32,9 +33,15 @@ const CRD_READY_MS = 30_000;
 const PRINTED_CAUSES = 40;
 const DOC = fileURLToPath(new URL("../../docs/compatibility.md", import.meta.url));
 
+/**
+ * The embedded server, with a shared token the suite sends: its user is the admin that the
+ * kube-apiserver's token authenticates, so what a server records of its requester (a
+ * CertificateSigningRequest's spec.username, uid and groups) is compared too.
+ */
 async function embeddedBackend(name: string): Promise<Backend> {
-  const server = await startTestServer({ backend: "embedded", controllers: false });
-  return httpBackend(name, server.url, {}, () => server.close());
+  const token = randomBytes(16).toString("hex");
+  const server = await startTestServer({ backend: "embedded", controllers: false, token });
+  return httpBackend(name, server.url, { token }, () => server.close());
 }
 
 async function kubeBackend(): Promise<Backend> {

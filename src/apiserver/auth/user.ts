@@ -34,10 +34,14 @@ export const ANONYMOUS_USER: UserInfo = Object.freeze({
 
 /**
  * The user behind the server's shared bearer token (`kontroller serve --token`): an
- * administrator, as the users of kubeadm's and kind's admin kubeconfigs are.
+ * administrator, as the users of kubeadm's and kind's admin kubeconfigs are — the same user,
+ * uid included, as the token of the testing module's kube-apiserver, so that what a server
+ * records of its requester (a CertificateSigningRequest's spec.username and uid) is the same
+ * on both backends.
  */
 export const TOKEN_USER: UserInfo = Object.freeze({
   username: "admin",
+  uid: "kontroller-admin",
   groups: Object.freeze([MASTERS_GROUP, AUTHENTICATED_GROUP]),
 });
 

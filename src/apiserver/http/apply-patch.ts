@@ -84,6 +84,7 @@ export async function serveApply(v: VerbRequest): Promise<void> {
     dryRun: w.dryRun,
     fieldValidation: w.fieldValidation,
     warnings,
+    requester: v.user,
     ...(r.subresource ? { subresource: r.subresource } : {}),
   });
   const { object, created } = await applied.catch((err: unknown) => {

@@ -109,5 +109,5 @@ export async function handleResource(
   }
   const verb = verbOf(method, r, query);
   if (verb === undefined) methodNotAllowed(method, what);
-  return HANDLERS[verb]({ ctx, req, res, r, query, served, method, what, warnings });
+  return HANDLERS[verb]({ ctx, req, res, r, query, served, method, what, warnings, user });
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Clock } from "../../core/index.ts";
 import type { RequestAuth } from "../auth/request-auth.ts";
+import type { UserInfo } from "../auth/user.ts";
 import type { FieldManagers } from "../managedfields/field-managers.ts";
 import type { Registry, ServedResource } from "../registry/registry.ts";
 
@@ -60,6 +61,8 @@ export interface VerbRequest {
   readonly what: string;
   /** The warnings of the request (a deprecated version's, unknown fields'), sent with the answer. */
   readonly warnings: string[];
+  /** Who the request is from. */
+  readonly user: UserInfo;
 }
 
 /** Serves one verb. */

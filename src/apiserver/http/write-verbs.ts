@@ -91,7 +91,8 @@ function checkBodyType(body: Record<string, unknown>, want: BodyType): KubeObjec
 
 /**
  * The options of a create, update or patch (of an object or its `status`): the dry run, field
- * validation and warnings, the body's duplicate keys, and the request's field management.
+ * validation and warnings, the body's duplicate keys, the requester, and the request's field
+ * management.
  */
 function objectWrite(
   v: VerbRequest,
@@ -106,6 +107,7 @@ function objectWrite(
       fieldValidation: w.fieldValidation,
       warnings: v.warnings,
       duplicateFields,
+      requester: v.user,
       ...(r.subresource ? { subresource: r.subresource } : {}),
     },
     w.manager,

@@ -24,7 +24,7 @@ function general(object: JsonObject, type: TypeNode, ignoreStatus: boolean): str
 }
 
 function fast(object: JsonObject, type: TypeNode, ignoreStatus: boolean): string | undefined {
-  const f = createdFieldsV1(object, type, ignoreStatus);
+  const f = createdFieldsV1(object, type, new Set(ignoreStatus ? ["status"] : []));
   return f === undefined ? undefined : JSON.stringify(f);
 }
 

@@ -7,8 +7,9 @@ import { entryType, isObject, type JsonObject, resolve, type TypeNode } from "./
 /**
  * The FieldsV1 a create's manager gets — what `compare({}, object).added` holds, less the fields
  * nobody owns (apiVersion, kind, metadata's system fields) — built in one walk, without field
- * sets: creates are the hot write path, and this is half the general path's cost. `status` is
- * left out when the main resource ignores it (a status subresource). The
+ * sets: creates are the hot write path, and this is half the general path's cost. The
+ * top-level fields the main resource ignores (`status` where there is a status subresource,
+ * what the kind's strategy resets) are left out. The
  * property test in created-fields.test.ts holds it to the general path. Undefined when the
  * manager gets nothing; throws where the general path would (which then decides). Keys sort by
  * UTF-16 code units, as `compareStrings` does.
@@ -16,7 +17,7 @@ import { entryType, isObject, type JsonObject, resolve, type TypeNode } from "./
 export function createdFieldsV1(
   object: JsonObject,
   type: TypeNode,
-  ignoreStatus = false,
+  ignored: ReadonlySet<string> = NONE,
 ): FieldsV1 | undefined {
   const t = resolve(type, object);
   if (t.kind !== "map") return undefined;
@@ -24,7 +25,7 @@ export function createdFieldsV1(
   for (const key of Object.keys(object).sort()) {
     const v = object[key];
     if (v === undefined || key === "apiVersion" || key === "kind") continue;
-    if (ignoreStatus && key === "status") continue;
+    if (ignored.has(key)) continue;
     const ft = entryType(t, key);
     if (ft === undefined) throw new Error(`.${key}: field not declared in schema`);
     const zero = t.implicit?.has(key) ? { value: t.implicit.get(key) } : undefined;
@@ -33,6 +34,8 @@ export function createdFieldsV1(
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }
+
+const NONE: ReadonlySet<string> = new Set();
 
 /** The node a field contributes, or undefined for nothing. */
 type Node = FieldsV1 | undefined;

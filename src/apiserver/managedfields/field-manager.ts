@@ -40,6 +40,11 @@ export interface FieldManagerOptions {
   readonly views?: (apiVersion: string) => VersionView | undefined;
   /** The kind has a `status` subresource: the main resource ignores status, /status spec. */
   readonly statusSubresource?: boolean;
+  /**
+   * Top-level fields the main resource ignores besides `status`: its strategy resets them, so
+   * no writer of the object itself owns them (kube's `GetResetFields`). @default none
+   */
+  readonly resetFields?: readonly string[];
   /** Stamps entries' `time`. */
   readonly clock: Clock;
 }
@@ -52,7 +57,6 @@ export const UNOWNED_FIELDS: FieldSet = FieldSet.of(
   ...UNOWNED_METADATA_FIELDS.map((f) => [fieldElement("metadata"), fieldElement(f)]),
 );
 
-const STATUS = FieldSet.of([fieldElement("status")]);
 const SPEC = FieldSet.of([fieldElement("spec")]);
 
 /** The manager name an update is tracked under while its changes are worked out. */
@@ -76,9 +80,15 @@ export class FieldManager {
   readonly #o: FieldManagerOptions;
   readonly #own: VersionView;
   readonly #updaters = new Map<string, Updater>();
+  /** The top-level fields nobody owns through the main resource. */
+  readonly #mainIgnored: ReadonlySet<string>;
 
   constructor(options: FieldManagerOptions) {
     this.#o = options;
+    this.#mainIgnored = new Set([
+      ...(options.statusSubresource ? ["status"] : []),
+      ...(options.resetFields ?? []),
+    ]);
     this.#own = { type: options.type, toVersion: (o) => o, fromVersion: (o) => o };
   }
 
@@ -209,7 +219,7 @@ export class FieldManager {
   #created(next: KubeObject, manager: string, subresource: string | undefined): boolean {
     let fields: ReturnType<typeof createdFieldsV1>;
     try {
-      fields = createdFieldsV1(next as JsonObject, this.#o.type, this.#o.statusSubresource);
+      fields = createdFieldsV1(next as JsonObject, this.#o.type, this.#mainIgnored);
     } catch {
       return false;
     }
@@ -289,11 +299,12 @@ export class FieldManager {
     const key = subresource ?? "";
     let u = this.#updaters.get(key);
     if (u === undefined) {
-      const ignored = !this.#o.statusSubresource
-        ? undefined
-        : subresource === undefined
-          ? STATUS
-          : subresource === "status"
+      const ignored =
+        subresource === undefined
+          ? this.#mainIgnored.size > 0
+            ? FieldSet.of(...[...this.#mainIgnored].map((f) => [fieldElement(f)]))
+            : undefined
+          : subresource === "status" && this.#o.statusSubresource
             ? SPEC
             : undefined;
       u = new Updater({

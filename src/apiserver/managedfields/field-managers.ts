@@ -178,6 +178,7 @@ export class FieldManagers {
       type: typeOf(served),
       views: (v) => views.get(v),
       statusSubresource: served.store.strategy.statusSubresource ?? false,
+      resetFields: served.store.strategy.resetFields ?? [],
       clock: this.#o.clock,
     });
   }

@@ -1,6 +1,7 @@
 import type { KubeObject, ObjectMeta, StatusCause } from "../../core/index.ts";
 import type { ObjectAttrs } from "../watchcache/cache-event.ts";
 import type { NameRule } from "./object-meta.ts";
+import type { Requester } from "./types.ts";
 
 /**
  * A table column, as `meta.k8s.io/v1` Table defines it, with the function that prints its cell.
@@ -41,6 +42,12 @@ export interface Strategy {
   readonly trackGeneration?: boolean;
   /** The kind has a `status` subresource: the main endpoint ignores status changes. */
   readonly statusSubresource?: boolean;
+  /**
+   * Top-level fields kube's strategy resets on writes to the object itself besides `status`
+   * (its `GetResetFields`): no writer of the object owns them (a CertificateSigningRequest's
+   * `spec`, which the server fills in from its requester). @default none
+   */
+  readonly resetFields?: readonly string[];
   /** An update without `metadata.resourceVersion` is allowed (overwrites). @default true */
   readonly allowUnconditionalUpdate?: boolean;
   /** A successful DELETE answers with the object instead of a Success Status. */
@@ -55,9 +62,10 @@ export interface Strategy {
   defaults?(object: KubeObject): void;
   /**
    * Clears what a client may not set and sets what the server decides, on create (after field
-   * management: the writer does not own it). Mutates `object`.
+   * management: the writer does not own it), knowing who creates it (none for the server's own
+   * writes). Mutates `object`.
    */
-  prepareForCreate?(object: KubeObject): void;
+  prepareForCreate?(object: KubeObject, requester?: Requester): void;
   /** Same on update, knowing the stored object. Mutates `object`. */
   prepareForUpdate?(object: KubeObject, old: KubeObject): void;
   /** Kind-specific validation of an object, on create and on update. */

@@ -50,8 +50,23 @@ export type WriteTransform = (
   subresource: string | undefined,
 ) => void;
 
+/**
+ * Who a write is from, as kube's `user.Info` names a user: what the request authenticated as.
+ * Kinds that record their requester read it (a CertificateSigningRequest's `spec.username`).
+ */
+export interface Requester {
+  readonly username: string;
+  /** @default none */
+  readonly uid?: string;
+  readonly groups: readonly string[];
+  /** @default none */
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
+}
+
 /** Whether a write is real or only checked (`dryRun=All`), and how unknown fields count. */
 export interface WriteOptions {
+  /** Who the write is from. @default nobody: a write of the server's own */
+  readonly requester?: Requester;
   /** Check the write without storing it (`dryRun=All`). @default false */
   readonly dryRun?: boolean;
   /**

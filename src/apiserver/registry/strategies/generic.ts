@@ -2,6 +2,7 @@ import type { BuiltinResourceFacts } from "../../../resources/index.ts";
 import type { NameRule } from "../object-meta.ts";
 import type { Strategy } from "../strategy.ts";
 import { ADMISSION_KINDS } from "./admission-kinds.ts";
+import { CERTIFICATE_KINDS } from "./certificate-kinds.ts";
 import { COLUMNS_BY_RESOURCE, TABLE_ORDER_BY_RESOURCE } from "./columns/by-resource.ts";
 import type { KindRules } from "./kind-rules.ts";
 import { NETWORK_KINDS } from "./network-kinds.ts";
@@ -49,6 +50,7 @@ const KIND_RULES: Readonly<Record<string, KindRules>> = {
   ...NETWORK_KINDS,
   ...POLICY_KINDS,
   ...RESOURCE_KINDS,
+  ...CERTIFICATE_KINDS,
 };
 
 /**

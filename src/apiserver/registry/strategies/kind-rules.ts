@@ -17,6 +17,7 @@ export type KindRules = Pick<
   | "validateUpdate"
   | "returnDeletedObject"
   | "orphanByDefault"
+  | "resetFields"
   | "internalMetadata"
 >;
 
