@@ -2,7 +2,9 @@
  * The fields of an Event Go writes even when they are empty, read back as kube-apiserver 1.36
  * returns them: a core/v1 Event's source `{}`, its times null and its reporting strings `""`;
  * the same Event through events.k8s.io/v1 with deprecatedSource `{}`, its deprecated times null
- * and no empty reporting fields — none of them owned by the writer. Runs on both backends.
+ * and no empty reporting fields — none of them owned by the writer; a new-style Event without
+ * its reporting controller is refused naming the field as the request's version does. Runs on
+ * both backends.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -55,5 +57,47 @@ describe("an Event's always-written fields", () => {
     );
     assert.equal("reportingController" in v1, false);
     assert.equal("reportingInstance" in v1, false);
+  });
+});
+
+describe("a new-style Event's reporting controller", () => {
+  it("is reported missing under its field name in the request's version", async () => {
+    const regex =
+      "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+    const causes = (f: string) => [
+      { reason: "FieldValueRequired", message: "Required value", field: f },
+      {
+        reason: "FieldValueInvalid",
+        message: 'Invalid value: "": name part must be non-empty',
+        field: f,
+      },
+      { reason: "FieldValueInvalid", message: `Invalid value: "": ${regex}`, field: f },
+    ];
+    const core = await call(s.url, "POST", "/api/v1/namespaces/default/events", {
+      apiVersion: "v1",
+      kind: "Event",
+      metadata: { name: "unreported" },
+      involvedObject: { kind: "Pod", name: "web", namespace: "default" },
+      eventTime: "2026-01-01T00:00:00.000000Z",
+      reportingInstance: "i",
+      action: "Check",
+      reason: "Checked",
+      type: "Normal",
+    });
+    assert.equal(core.status, 422);
+    assert.deepEqual(core.body.details.causes, causes("reportingComponent"));
+    const v1 = await call(s.url, "POST", "/apis/events.k8s.io/v1/namespaces/default/events", {
+      apiVersion: "events.k8s.io/v1",
+      kind: "Event",
+      metadata: { name: "unreported" },
+      regarding: { kind: "Pod", name: "web", namespace: "default" },
+      eventTime: "2026-01-01T00:00:00.000000Z",
+      reportingInstance: "i",
+      action: "Check",
+      reason: "Checked",
+      type: "Normal",
+    });
+    assert.equal(v1.status, 422);
+    assert.deepEqual(v1.body.details.causes, causes("reportingController"));
   });
 });

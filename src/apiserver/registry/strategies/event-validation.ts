@@ -21,8 +21,14 @@ const NOTE_LIMIT = 1024;
 const isSet = (v: unknown) => v !== undefined && v !== null && v !== "";
 const text = (v: unknown) => (typeof v === "string" ? v : "");
 
-/** kube's `legacyValidateEvent`. */
-export function legacyEventCauses(object: KubeObject): StatusCause[] {
+/**
+ * kube's `legacyValidateEvent`, which names the reporting controller by its field in the
+ * request's version: `reportingComponent` in core/v1, `reportingController` in events.k8s.io/v1.
+ */
+export function legacyEventCauses(
+  object: KubeObject,
+  controllerField = "reportingController",
+): StatusCause[] {
   const o = rec(object);
   const causes: StatusCause[] = [];
   const ns = object.metadata?.namespace ?? "";
@@ -37,10 +43,17 @@ export function legacyEventCauses(object: KubeObject): StatusCause[] {
   }
   if (involvedNs === "" && ns !== "default" && ns !== "kube-system") causes.push(mismatch());
   const controller = text(o.reportingComponent);
-  if (controller === "") causes.push(field.required("reportingController"));
-  else {
+  if (controller === "") {
+    // Required, and then not a qualified name: kube reports both problems of an empty name part
+    // (it is empty, and so does not match the pattern, which "-" shows alone).
+    causes.push(
+      field.required(controllerField),
+      field.invalid(controllerField, "", "name part must be non-empty"),
+      field.invalid(controllerField, "", checkQualifiedName("-")!),
+    );
+  } else {
     const bad = checkQualifiedName(controller);
-    if (bad) causes.push(field.invalid("reportingController", controller, bad));
+    if (bad) causes.push(field.invalid(controllerField, controller, bad));
   }
   for (const [k, limit] of [
     ["reportingInstance", LIMIT_128],

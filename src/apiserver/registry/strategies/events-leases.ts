@@ -27,7 +27,7 @@ export const eventStrategy: Strategy = {
   nameRule: "none",
   prepareForCreate: writeGoZeroes,
   prepareForUpdate: writeGoZeroes,
-  validate: legacyEventCauses,
+  validate: (object) => legacyEventCauses(object, "reportingComponent"),
   fieldSelectors: [
     "involvedObject.kind",
     "involvedObject.namespace",
