@@ -57,8 +57,8 @@ const KIND_RULES: Readonly<Record<string, KindRules>> = {
  * The name rules of the kinds whose kube validation does not name them as DNS subdomains (by
  * `group/plural`, or a whole group): RBAC objects by path segment (`system:controller:x`), as
  * kube's ValidateRBACName; StatefulSets by DNS label (they name their pods' hostnames);
- * CertificateSigningRequests by any name ("We don't care what you call your certificate
- * requests"); PodDisruptionBudgets by none — their validation checks the spec only, so only
+ * CertificateSigningRequests by any name (their validation checks their metadata but not
+ * the name); PodDisruptionBudgets by none — their validation checks the spec only, so only
  * the generic checks of every kind apply.
  */
 const NAME_RULES: Readonly<Record<string, NameRule>> = {
