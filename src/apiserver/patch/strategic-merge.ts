@@ -126,26 +126,69 @@ function mergeList(
   if (strategy === undefined)
     return cloneJson(patch.filter((v) => !(isObj(v) && v.$patch !== undefined)));
   if ("primitive" in strategy) {
-    const out = [...original];
-    for (const v of patch)
-      if (!out.some((o) => JSON.stringify(o) === JSON.stringify(v))) out.push(v);
-    return out;
+    const id = (v: unknown) => JSON.stringify(v);
+    const sent = new Set(patch.map(id));
+    const added = patch.filter((v, i) => patch.findIndex((w) => id(w) === id(v)) === i);
+    return mergeSorted(
+      original.filter((v) => !sent.has(id(v))),
+      added,
+      original,
+      id,
+    );
   }
   const key = strategy.mergeKey;
   if (patch.some((v) => isObj(v) && v.$patch === "replace")) {
     return cloneJson(patch.filter((v) => !(isObj(v) && v.$patch === "replace")));
   }
-  const out = [...original];
+  const id = (v: unknown) => (isObj(v) ? JSON.stringify(v[key]) : `\0${JSON.stringify(v)}`);
+  const merged: unknown[] = [];
   for (const item of patch) {
     if (!isObj(item))
       throw errors.badRequest(`the list ${path} merges by ${key}: its items must be objects`);
-    const at = out.findIndex((o) => isObj(o) && o[key] === item[key]);
-    if (item.$patch === "delete") {
-      if (at >= 0) out.splice(at, 1);
-      continue;
+    if (item.$patch === "delete") continue;
+    const at = merged.findIndex((o) => id(o) === id(item));
+    const base = at >= 0 ? merged[at] : original.find((o) => id(o) === id(item));
+    const next = mergeObject(items, `${path}[]`, (base ?? {}) as Obj, item);
+    if (at >= 0) merged[at] = next;
+    else merged.push(next);
+  }
+  const sent = new Set(patch.map(id));
+  return mergeSorted(
+    original.filter((o) => !sent.has(id(o))),
+    merged,
+    original,
+    id,
+  );
+}
+
+/**
+ * The items the server alone has (`serverOnly`, in their order) and the patch's (`patched`, in
+ * the patch's order) as one list, as kube's merge of two sorted lists: a server item goes before
+ * a patch item only where both are in the live list and it came first there, so an item new to
+ * the list lands before the server's items not yet placed.
+ */
+function mergeSorted(
+  serverOnly: unknown[],
+  patched: unknown[],
+  live: unknown[],
+  id: (v: unknown) => string,
+): unknown[] {
+  const rank = new Map<string, number>();
+  live.forEach((v, i) => {
+    if (!rank.has(id(v))) rank.set(id(v), i);
+  });
+  const out: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < serverOnly.length || j < patched.length) {
+    if (i >= serverOnly.length) out.push(patched[j++]);
+    else if (j >= patched.length) out.push(serverOnly[i++]);
+    else {
+      const l = rank.get(id(serverOnly[i]));
+      const r = rank.get(id(patched[j]));
+      if (l !== undefined && r !== undefined && l < r) out.push(serverOnly[i++]);
+      else out.push(patched[j++]);
     }
-    if (at >= 0) out[at] = mergeObject(items, `${path}[]`, out[at] as Obj, item);
-    else out.push(mergeObject(items, `${path}[]`, {}, item));
   }
   return out;
 }

@@ -46,7 +46,8 @@ describe("applyStrategicMerge", () => {
       { name: "x", image: "1" },
     ]);
     assert.deepEqual(out.spec.tolerations, [{ key: "u" }], "lists without a strategy are replaced");
-    assert.deepEqual(out.metadata.finalizers, ["a", "b"]);
+    // As kube orders a merged list: what the patch adds goes before what only the server had.
+    assert.deepEqual(out.metadata.finalizers, ["b", "a"]);
   });
 
   it("honours $patch replace/delete, $retainKeys and $deleteFromPrimitiveList", () => {
