@@ -120,10 +120,7 @@ describe("compat normalization", () => {
     };
     assert.deepEqual(normalize(table), {
       ...table,
-      rows: [
-        { cells: ["<cluster-ip>", "controller-uid=<uid>,app=x"] },
-        { cells: ["None", ""] },
-      ],
+      rows: [{ cells: ["<cluster-ip>", "controller-uid=<uid>,app=x"] }, { cells: ["None", ""] }],
     });
   });
 });
