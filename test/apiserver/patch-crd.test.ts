@@ -149,8 +149,8 @@ describe("API server over HTTP: patches", () => {
     );
     assert.deepEqual(
       fin2.body.metadata.finalizers,
-      ["a.io/x", "b.io/y"],
-      "finalizers merge as a set",
+      ["b.io/y", "a.io/x"],
+      "finalizers merge as a set, the added one first (kube's order)",
     );
     assert.equal(fin.status, 200);
     const forbidden = await call(
