@@ -217,7 +217,7 @@ function specificSpecs(serviceClaims: WriteLifecycle): BuiltinSpec[] {
       def: pods,
       strategy: podStrategy,
       prefix: "/registry/pods/",
-      subresources: ["status", "binding"],
+      subresources: ["status", "binding", "ephemeralcontainers", "resize"],
     },
     {
       def: nodes,

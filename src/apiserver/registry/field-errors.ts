@@ -25,6 +25,9 @@ export const field = {
   forbidden(path: string, detail: string): StatusCause {
     return cause("FieldValueForbidden", path, `Forbidden: ${detail}`);
   },
+  notFound(path: string, value: unknown): StatusCause {
+    return cause("FieldValueNotFound", path, `Not found: ${show(value)}`);
+  },
   duplicate(path: string, value: unknown): StatusCause {
     return cause("FieldValueDuplicate", path, `Duplicate value: ${show(value)}`);
   },

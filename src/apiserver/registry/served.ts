@@ -2,6 +2,8 @@ import type { KubeObject } from "../../core/index.ts";
 import type { ResourceDefinition } from "../../resources/index.ts";
 import type { Store } from "./store.ts";
 
+export { subresourceKind } from "./subresource-kind.ts";
+
 /*
  * What the registry serves, as the layers above (CRDs, HTTP) see it: a resource version with
  * its store, subresources, verbs and, for custom resources, what its CRD says.
@@ -91,10 +93,4 @@ export function subresourceVerbs(subresource: string): readonly string[] {
  */
 export function discoverySubresources(served: ServedResource): readonly string[] {
   return served.custom === undefined ? [...served.subresources].sort() : served.subresources;
-}
-
-/** The kind a subresource's requests carry, when it is not the resource's own. */
-export function subresourceKind(subresource: string): string | undefined {
-  if (subresource === "binding") return "Binding";
-  return undefined;
 }

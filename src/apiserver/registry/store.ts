@@ -21,6 +21,7 @@ import { listObjects } from "./paged-list.ts";
 import { retryOnConflict } from "./retry.ts";
 import { finishing, type StoreOptions } from "./store-options.ts";
 import { attrsOf, type Strategy } from "./strategy.ts";
+import { subresourceKind } from "./subresource-kind.ts";
 import {
   checkNamespace,
   keepStoredStatus,
@@ -379,6 +380,9 @@ export class Store {
         options.managedFieldsSet ? { entries: next.metadata?.managedFields } : undefined,
       );
     } else if (subresource !== undefined) {
+      // A body of the kind itself (a pod's ephemeral containers) is decoded as any other.
+      if (subresourceKind(subresource) === undefined)
+        warnings.push(...this.#normalize(next, options));
       object =
         strategy.prepareSubresource?.(
           subresource,

@@ -13,6 +13,13 @@ import { DEPLOYMENT_COLUMNS } from "./columns/workloads.ts";
 import { admitPod, podQosClass } from "./pod-admission.ts";
 import { bindPod } from "./pod-binding.ts";
 import { defaultPodSpec } from "./pod-spec-defaults.ts";
+import {
+  ephemeralContainerCauses,
+  ephemeralContainersUpdateCauses,
+  resizeCauses,
+  withEphemeralContainers,
+  withResizedResources,
+} from "./pod-subresources.ts";
 import { checkQuantities } from "./quantity.ts";
 import { arrayAt, child, type Json, rec, recordAt, setDefault, stringAt } from "./util.ts";
 
@@ -54,10 +61,17 @@ export function validatePodSpec(spec: Json | undefined, path: string): StatusCau
   return causes;
 }
 
-/** Pod spec fields an update may change (kube: images, activeDeadlineSeconds, tolerations). */
+/**
+ * Pod spec fields an update may change (kube: images, activeDeadlineSeconds, tolerations, and a
+ * negative terminationGracePeriodSeconds set to 1).
+ */
 function podSpecUpdateCauses(spec: Json, old: Json): StatusCause[] {
+  const oldGrace = old.terminationGracePeriodSeconds;
+  const graceToOne =
+    typeof oldGrace === "number" && oldGrace < 0 && spec.terminationGracePeriodSeconds === 1;
   const strip = (s: Json) => {
     const copy = cloneJson(s);
+    if (graceToOne) delete copy.terminationGracePeriodSeconds;
     delete copy.activeDeadlineSeconds;
     delete copy.tolerations;
     for (const list of ["containers", "initContainers"]) {
@@ -72,7 +86,7 @@ function podSpecUpdateCauses(spec: Json, old: Json): StatusCause[] {
     : [
         field.forbidden(
           "spec",
-          "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations)",
+          "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)",
         ),
       ];
 }
@@ -94,13 +108,22 @@ export const podStrategy: Strategy = {
     rec(object).status = { phase: "Pending", qosClass: podQosClass(child(rec(object), "spec")) };
   },
   prepareForUpdate: (object, old) => admitPod(object, old),
-  prepareSubresource: (subresource, body, stored, nowMs) =>
-    subresource === "binding" ? bindPod(body, stored, nowMs) : body,
-  validate: (o) => validatePodSpec(recordAt(rec(o), "spec"), "spec"),
-  validateUpdate: (o, old, subresource) =>
-    subresource === "binding"
-      ? []
-      : podSpecUpdateCauses(recordAt(rec(o), "spec") ?? {}, recordAt(rec(old), "spec") ?? {}),
+  prepareSubresource(subresource, body, stored, nowMs) {
+    if (subresource === "binding") return bindPod(body, stored, nowMs);
+    if (subresource === "ephemeralcontainers") return withEphemeralContainers(body, stored);
+    if (subresource === "resize") return withResizedResources(body, stored);
+    return body;
+  },
+  validate(o) {
+    const spec = recordAt(rec(o), "spec");
+    return [...validatePodSpec(spec, "spec"), ...ephemeralContainerCauses(spec ?? {})];
+  },
+  validateUpdate(o, old, subresource) {
+    if (subresource === "binding") return [];
+    if (subresource === "ephemeralcontainers") return ephemeralContainersUpdateCauses(o, old);
+    if (subresource === "resize") return resizeCauses(o, old);
+    return podSpecUpdateCauses(recordAt(rec(o), "spec") ?? {}, recordAt(rec(old), "spec") ?? {});
+  },
   fieldSelectors: [
     "spec.nodeName",
     "spec.restartPolicy",
