@@ -3,7 +3,7 @@
  * request authenticated as is its spec.username, uid and groups, whatever the client sent; its
  * status starts empty; an update of the object itself changes neither spec nor status; and no
  * writer owns either in managedFields. On both backends, with the server's shared token — whose
- * user is the same admin on both.
+ * user is the same admin on both. Its approval is written through the `approval` subresource.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -102,6 +102,70 @@ describe("a CertificateSigningRequest", () => {
     assert.deepEqual(fieldsOf(applied.body), {
       applier: { "f:metadata": { "f:labels": { "f:app": {} } } },
     });
+  });
+});
+
+describe("a CertificateSigningRequest's approval", () => {
+  const condition = (type: string) => ({ type, status: "True", reason: "Test", message: type });
+  const conditions = (o: Loose) =>
+    (o.status.conditions ?? []).map((c: Loose) => `${c.type}=${c.status}`);
+  const write = (name: string, sub: string, body: Loose, conds: Loose[]) =>
+    call(
+      s.url,
+      "PUT",
+      `${PATH}/${name}/${sub}?fieldManager=approver`,
+      { ...body, status: { ...body.status, conditions: conds } },
+      auth,
+    );
+  const causes = (r: Loose) => r.body.details.causes.map((c: Loose) => `${c.field}: ${c.message}`);
+
+  it("sets the conditions alone, with their times, recorded under the subresource", async () => {
+    const created = (await call(s.url, "POST", PATH, csr("approved"), auth)).body;
+    const approved = await write(
+      "approved",
+      "approval",
+      { ...created, spec: { ...created.spec, signerName: "example.com/other" } },
+      [condition("Approved")],
+    );
+    assert.equal(approved.status, 200, JSON.stringify(approved.body));
+    assert.deepEqual(conditions(approved.body), ["Approved=True"]);
+    const c = approved.body.status.conditions[0];
+    assert.match(c.lastUpdateTime, /^\d{4}-/);
+    assert.equal(c.lastTransitionTime, c.lastUpdateTime);
+    assert.equal(approved.body.spec.signerName, "example.com/signer", "the spec stays");
+    const entry = approved.body.metadata.managedFields.find((m: Loose) => m.manager === "approver");
+    assert.equal(entry.subresource, "approval");
+    assert.deepEqual(Object.keys(entry.fieldsV1), ["f:status"]);
+
+    const both = await write("approved", "approval", approved.body, [
+      ...approved.body.status.conditions,
+      condition("Denied"),
+    ]);
+    assert.equal(both.status, 422);
+    assert.deepEqual(causes(both), [
+      'status.conditions: Invalid value: "Denied": Approved and Denied conditions are mutually exclusive',
+    ]);
+    const removed = await write("approved", "approval", approved.body, []);
+    assert.equal(removed.status, 422);
+    assert.deepEqual(causes(removed), [
+      'status.conditions: Forbidden: updates may not remove a condition of type "Approved"',
+    ]);
+  });
+
+  it("may not be given through status, nor with a status other than True", async () => {
+    const created = (await call(s.url, "POST", PATH, csr("unapproved"), auth)).body;
+    const viaStatus = await write("unapproved", "status", created, [condition("Approved")]);
+    assert.equal(viaStatus.status, 422);
+    assert.deepEqual(causes(viaStatus), [
+      'status.conditions: Forbidden: updates may not add a condition of type "Approved"',
+    ]);
+    const notTrue = await write("unapproved", "approval", created, [
+      { ...condition("Approved"), status: "False" },
+    ]);
+    assert.equal(notTrue.status, 422);
+    assert.deepEqual(causes(notTrue), [
+      'status.conditions[0].status: Unsupported value: "False": supported values: "True"',
+    ]);
   });
 });
 

@@ -121,6 +121,7 @@ function genericSpecs(specific: readonly BuiltinSpec[]): BuiltinSpec[] {
       subresources: [
         ...(strategy.statusSubresource ? ["status"] : []),
         ...(scale ? ["scale"] : []),
+        ...facts.subresources.filter((s) => s.name === "approval").map((s) => s.name),
       ],
       ...(scale ? { scale } : {}),
       verbs: [...facts.verbs],

@@ -19,6 +19,7 @@ export type KindRules = Pick<
   | "orphanByDefault"
   | "resetFields"
   | "internalMetadata"
+  | "prepareSubresource"
 >;
 
 /** Each element of the list at `key` that is an object (a list of structs, as Go decodes it). */
