@@ -119,8 +119,11 @@ export function generateBuiltinFields(kinds: readonly string[]): {
     // Go decodes a Quantity or an IntOrString from a JSON string or number.
     if (component.endsWith(".resource.Quantity")) return "%quantity";
     if (component.endsWith(".intstr.IntOrString")) return "%intstr";
+    // Embedded JSON kube's field management treats as one value (its schema converter's
+    // hard-coded RawExtension), where other open structs are walked field by field.
+    if (component.endsWith(".runtime.RawExtension")) return "*atomic";
     if (s.type !== undefined && s.type !== "object") return scalarText(s);
-    // A struct kube leaves open (RawExtension, FieldsV1, a CRD's JSON): arbitrary JSON.
+    // A struct kube leaves open (FieldsV1, a CRD's JSON): arbitrary JSON.
     if (s.properties === undefined) return "*";
     const name = shortName(component);
     if (!types.has(name)) {
@@ -233,8 +236,8 @@ export function renderBuiltinFields(
 /**
  * The fields of each type, space-separated, each \`name\` or \`name:type\`:
  * - no type: a string; \`%int32\`, \`%int64\`, \`%float64\`, \`%bool\`: a scalar of that Go type;
- *   \`%intstr\`, \`%quantity\`: a string or a number; \`*\`: arbitrary JSON; a type name: a
- *   struct of that type.
+ *   \`%intstr\`, \`%quantity\`: a string or a number; \`*\`: arbitrary JSON; \`*atomic\`: arbitrary
+ *   JSON replaced whole (a RawExtension); a type name: a struct of that type.
  * - \`[…]X\`: a list of X (nothing for scalars); between the brackets its list type: nothing for
  *   atomic, \`set\`, or \`map=k1,k2\` with its keys (\`key:default\` where a key has a default
  *   other than "" or 0; a number if it reads as one).

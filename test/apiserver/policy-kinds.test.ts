@@ -214,4 +214,24 @@ describe("policy and resource kinds read back as kube-apiserver returns them", (
       { reason: "FieldValueRequired", message: "Required value: data is mandatory", field: "data" },
     ]);
   });
+
+  it("records a ControllerRevision's data as one field, as kube manages embedded JSON", async () => {
+    const res = await call(
+      s.url,
+      "POST",
+      "/apis/apps/v1/namespaces/default/controllerrevisions?fieldManager=writer",
+      {
+        apiVersion: "apps/v1",
+        kind: "ControllerRevision",
+        metadata: { name: "owned" },
+        data: { spec: { template: { metadata: { labels: { a: "b" } } } } },
+        revision: 1,
+      },
+    );
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.deepEqual(res.body.metadata.managedFields[0].fieldsV1, {
+      "f:data": {},
+      "f:revision": {},
+    });
+  });
 });

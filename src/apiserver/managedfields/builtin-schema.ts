@@ -53,7 +53,7 @@ function valueType(value: FieldValue): TypeNode {
     case "scalar":
       return UNTYPED;
     case "any":
-      return DEDUCED;
+      return value.atomic ? UNTYPED : DEDUCED;
     case "struct":
       return typeNamed(value.type);
     case "map":

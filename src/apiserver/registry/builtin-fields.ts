@@ -5,8 +5,8 @@
 /**
  * The fields of each type, space-separated, each `name` or `name:type`:
  * - no type: a string; `%int32`, `%int64`, `%float64`, `%bool`: a scalar of that Go type;
- *   `%intstr`, `%quantity`: a string or a number; `*`: arbitrary JSON; a type name: a
- *   struct of that type.
+ *   `%intstr`, `%quantity`: a string or a number; `*`: arbitrary JSON; `*atomic`: arbitrary
+ *   JSON replaced whole (a RawExtension); a type name: a struct of that type.
  * - `[…]X`: a list of X (nothing for scalars); between the brackets its list type: nothing for
  *   atomic, `set`, or `map=k1,k2` with its keys (`key:default` where a key has a default
  *   other than "" or 0; a number if it reads as one).
@@ -107,7 +107,7 @@ export const BUILTIN_TYPES: Readonly<Record<string, string>> = {
     "conditions:[map=type]apiregistration.v1.APIServiceCondition/merge=type",
   "apiregistration.v1.ServiceReference": "name namespace port:%int32",
   "apps.v1.ControllerRevision":
-    "apiVersion data:* kind metadata!:meta.v1.ObjectMeta revision:%int64",
+    "apiVersion data:*atomic kind metadata!:meta.v1.ObjectMeta revision:%int64",
   "apps.v1.DaemonSet":
     "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:apps.v1.DaemonSetSpec status!:apps.v1.DaemonSetStatus",
   "apps.v1.DaemonSetCondition": "lastTransitionTime message reason status type",
@@ -667,7 +667,7 @@ export const BUILTIN_TYPES: Readonly<Record<string, string>> = {
   "rbac.v1.RoleRef": "@atomic apiGroup kind name",
   "rbac.v1.Subject": "@atomic apiGroup kind name namespace",
   "resource.v1.AllocatedDeviceStatus":
-    "conditions~:[map=type]meta.v1.Condition data:* device driver networkData:resource.v1.NetworkDeviceData pool shareID",
+    "conditions~:[map=type]meta.v1.Condition data:*atomic device driver networkData:resource.v1.NetworkDeviceData pool shareID",
   "resource.v1.AllocationResult":
     "allocationTimestamp devices!:resource.v1.DeviceAllocationResult nodeSelector:core.v1.NodeSelector",
   "resource.v1.CELDeviceSelector": "expression",
@@ -710,7 +710,7 @@ export const BUILTIN_TYPES: Readonly<Record<string, string>> = {
     "adminAccess:%bool allocationMode capacity:resource.v1.CapacityRequirements count:%int64 deviceClassName selectors:[]resource.v1.DeviceSelector tolerations:[]resource.v1.DeviceToleration",
   "resource.v1.NetworkDeviceData": "hardwareAddress interfaceName ips:[]",
   "resource.v1.NodeAllocatableResourceMapping": "allocationMultiplier:%quantity capacityKey",
-  "resource.v1.OpaqueDeviceConfiguration": "driver parameters~:*",
+  "resource.v1.OpaqueDeviceConfiguration": "driver parameters~:*atomic",
   "resource.v1.ResourceClaim":
     "apiVersion kind metadata!:meta.v1.ObjectMeta spec!:resource.v1.ResourceClaimSpec status!:resource.v1.ResourceClaimStatus",
   "resource.v1.ResourceClaimConsumerReference": "apiGroup name resource uid",

@@ -18,7 +18,7 @@ export type FieldValue =
        */
       readonly go: string;
     }
-  | { readonly kind: "any" }
+  | { readonly kind: "any"; readonly atomic?: boolean }
   | { readonly kind: "struct"; readonly type: string }
   | {
       readonly kind: "list";
@@ -57,6 +57,7 @@ export interface BuiltinType {
 
 const STRING_VALUE: FieldValue = { kind: "scalar", go: "string" };
 const ANY_VALUE: FieldValue = { kind: "any" };
+const ANY_ATOMIC_VALUE: FieldValue = { kind: "any", atomic: true };
 const parsed = new Map<string, BuiltinType>();
 
 /** The type `name` of the table (undefined if the table does not have it). */
@@ -157,6 +158,7 @@ function parseValue(text: string): FieldValue {
   if (text === "") return STRING_VALUE;
   if (text.startsWith("%")) return { kind: "scalar", go: text.slice(1) };
   if (text === "*") return ANY_VALUE;
+  if (text === "*atomic") return ANY_ATOMIC_VALUE;
   if (text.startsWith("[")) {
     const close = text.indexOf("]");
     const semantics = text.slice(1, close);
