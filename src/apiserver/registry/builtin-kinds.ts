@@ -207,7 +207,6 @@ function specificSpecs(serviceClaims: WriteLifecycle): BuiltinSpec[] {
       prefix: "/registry/services/specs/",
       lifecycle: serviceClaims,
       subresources: ["status"],
-      verbs: ALL_VERBS.filter((v) => v !== "deletecollection"),
     },
     {
       def: serviceAccounts,
