@@ -67,6 +67,26 @@ describe("cluster IPs", () => {
     assert.equal((await call(s.url, "GET", `${IPADDRESSES}/${ip}`)).status, 404);
   });
 
+  it("are freed for each Service a delete of the collection removes", async () => {
+    const ips: string[] = [];
+    for (const name of ["bulk-a", "bulk-b"]) {
+      const r = await call(s.url, "POST", SERVICES, {
+        ...service(name),
+        metadata: { name, labels: { bulk: "yes" } },
+      });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      ips.push(r.body.spec.clusterIP);
+    }
+    const deleted = await call(s.url, "DELETE", `${SERVICES}?labelSelector=bulk%3Dyes`);
+    assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
+    assert.deepEqual(
+      deleted.body.items.map((i: { metadata: { name: string } }) => i.metadata.name).sort(),
+      ["bulk-a", "bulk-b"],
+    );
+    for (const ip of ips)
+      assert.equal((await call(s.url, "GET", `${IPADDRESSES}/${ip}`)).status, 404);
+  });
+
   it("gives a requested IP once, refuses one taken, outside the range or malformed, and gives it again once freed", async () => {
     const first = await create("ip-wanted", { clusterIP: "10.0.0.200" });
     assert.equal(first.status, 201, JSON.stringify(first.body));
