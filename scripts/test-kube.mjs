@@ -10,7 +10,7 @@ import { dirname, join, normalize } from "node:path";
 const SUITES = [
   "src/{client,controller,controlplane,leaderelection}/**/*.test.ts",
   "test/{cache,controlplane,examples,leaderelection,resources,testing}/**/*.test.ts",
-  "test/apiserver/{kubectl,kubectl-*,client-node,builtin-resources,workload-defaults,scale,defaulted-ownership,service-allocation,metrics,*-kinds,pod-defaults,hpa-versions,access-reviews,token-request,kubelet-subresources,table-columns-*,delete-propagation,body-type,event-fields,node-fields,custom-resource-encoding,discovery-fidelity,name-rules,csr-requester,strategic-merge-order,pod-subresources}.test.ts",
+  "test/apiserver/{kubectl,kubectl-*,client-node,builtin-resources,workload-defaults,scale,defaulted-ownership,service-allocation,metrics,*-kinds,pod-defaults,hpa-versions,access-reviews,token-request,kubelet-subresources,table-columns-*,delete-propagation,body-type,event-fields,node-fields,custom-resource-encoding,discovery-fidelity,name-rules,csr-requester,strategic-merge-order,pod-subresources,pod-eviction}.test.ts",
 ];
 
 const reaches = new Map();

@@ -33,6 +33,11 @@ export type UnstoredHandler = (u: UnstoredRequest) => Promise<void>;
 export interface CreateTarget extends DecodeTarget {
   /** `authorization.k8s.io/v1`. */
   readonly apiVersion: string;
+  /**
+   * Other apiVersions a body may declare, decoded as `apiVersion` (an Eviction's
+   * `policy/v1beta1`). @default none
+   */
+  readonly accepts?: readonly string[];
   /** The subresource a create to one is recorded under in managedFields. @default none */
   readonly subresource?: string;
   /** The kind's protobuf message, for clients that send it so (kubectl). @default JSON only */
@@ -73,7 +78,12 @@ export async function readCreateBody(
   const body = protobuf
     ? decodeProtobufObject(bytes, target.proto as ProtoMessage)
     : decodeObjectBody(bytes, contentType);
-  if (body.apiVersion !== undefined && body.apiVersion !== target.apiVersion) {
+  const declared = body.apiVersion;
+  if (
+    declared !== undefined &&
+    declared !== target.apiVersion &&
+    !target.accepts?.includes(String(declared))
+  ) {
     throw errors.badRequest(
       `${String(body.kind ?? target.kind)} in version ${JSON.stringify(String(body.apiVersion))} cannot be handled as a ${target.kind}: the body of this request is a ${target.kind} of ${target.apiVersion}`,
     );

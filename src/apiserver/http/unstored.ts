@@ -21,6 +21,7 @@ import {
   podProxy,
   serviceProxy,
 } from "./kubelet-subresources.ts";
+import { podEviction } from "./pod-eviction.ts";
 import { methodNotSupported, notFound } from "./request-errors.ts";
 import { sendJson, successStatus } from "./respond.ts";
 import { tokenRequest } from "./token-request.ts";
@@ -88,6 +89,7 @@ const HANDLED_SUBRESOURCES: ReadonlyMap<string, readonly HandledSubresource[]> =
     "/v1/pods",
     [
       handled("attach", "PodAttachOptions", ["create", "get"], ["GET", "POST"], podAttach),
+      handled("eviction", "Eviction", ["create"], ["POST"], podEviction, ["policy", "v1"]),
       handled("exec", "PodExecOptions", ["create", "get"], ["GET", "POST"], podExec),
       handled("log", "Pod", ["get"], ["GET"], podLog),
       handled(
