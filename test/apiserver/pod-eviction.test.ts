@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startTestServer, type TestServer } from "kontroller/testing";
 import { call, type Loose } from "./helpers.ts";
+import { kubectlRig } from "./kubectl-rig.ts";
 
 const NS = "/api/v1/namespaces/default";
 const PDBS = "/apis/policy/v1/namespaces/default/poddisruptionbudgets";
@@ -373,5 +374,36 @@ describe("pods/{name}/eviction", () => {
       code: 409,
     });
     assert.equal((await getPod("opts")).status, 200);
+  });
+});
+
+describe("kubectl drain", () => {
+  const rig = kubectlRig("drain", { controllers: false });
+
+  it("evicts the node's pods through pods/{name}/eviction, a budget's pod too", async () => {
+    const url = rig.server.url;
+    await call(url, "POST", "/api/v1/nodes", { metadata: { name: "n1" } });
+    for (const name of ["web", "worker"]) {
+      await call(url, "POST", `${NS}/pods`, {
+        metadata: { name, labels: { app: name } },
+        spec: { nodeName: "n1", containers: [{ name: "c", image: "i" }] },
+      });
+    }
+    const status = { phase: "Running", conditions: [{ type: "Ready", status: "True" }] };
+    await call(url, "PATCH", `${NS}/pods/web/status`, { status }, MERGE);
+    const created = await call(url, "POST", PDBS, {
+      metadata: { name: "web" },
+      spec: { minAvailable: 1, selector: { matchLabels: { app: "web" } } },
+    });
+    const budget = { observedGeneration: created.body.metadata.generation, disruptionsAllowed: 1 };
+    await call(url, "PATCH", `${PDBS}/web/status`, { status: budget }, MERGE);
+    const out = await rig.kubectl("drain", "n1", "--force", "--grace-period=0", "--timeout=30s");
+    assert.match(out, /pod\/web evicted/);
+    assert.match(out, /pod\/worker evicted/);
+    assert.match(out, /node\/n1 drained/);
+    assert.deepEqual((await call(url, "GET", `${NS}/pods`)).body.items, []);
+    const after = (await call(url, "GET", `${PDBS}/web`)).body.status;
+    assert.equal(after.disruptionsAllowed, 0);
+    assert.deepEqual(Object.keys(after.disruptedPods), ["web"]);
   });
 });
