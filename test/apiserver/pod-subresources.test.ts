@@ -2,11 +2,13 @@
  * A pod's `ephemeralcontainers` and `resize` subresources, as kube-apiserver serves them, on
  * either backend: each changes one part of the spec (a debugging container added; container
  * resources changed in place), recorded under the subresource, and refuses what kube refuses.
+ * And a pod's graceful deletion: a pod on a node waits for its kubelet, which neither server
+ * runs; one on no node goes at once, its deletion written first.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startTestServer, type TestServer } from "kontroller/testing";
-import { call, type Loose } from "./helpers.ts";
+import { call, type Loose, watch } from "./helpers.ts";
 
 const NS = "pod-subresources";
 const PODS = `/api/v1/namespaces/${NS}/pods`;
@@ -226,5 +228,62 @@ describe("pods/resize", () => {
     assert.deepEqual(causes(renamed), [
       "spec.containers[0].name: Forbidden: containers may not be renamed or reordered on resize",
     ]);
+  });
+});
+
+describe("deleting a pod", () => {
+  it("writes its deletion, then removes it at once when it is on no node", async () => {
+    const created = await pod("unbound");
+    const rv = created.metadata.resourceVersion;
+    const w = await watch(
+      s.url,
+      `${PODS}?watch=1&resourceVersion=${rv}&fieldSelector=metadata.name%3Dunbound`,
+    );
+    try {
+      const deleted = await call(s.url, "DELETE", `${PODS}/unbound`);
+      assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
+      assert.equal(deleted.body.kind, "Pod");
+      assert.equal(deleted.body.metadata.deletionGracePeriodSeconds, 0);
+      assert.match(deleted.body.metadata.deletionTimestamp, /^\d{4}-/);
+      assert.equal(deleted.body.metadata.generation, created.metadata.generation + 1);
+      const modified = await w.next();
+      assert.equal(modified.type, "MODIFIED");
+      assert.equal(modified.object.metadata.deletionGracePeriodSeconds, 0);
+      assert.equal((await w.next()).type, "DELETED");
+    } finally {
+      w.close();
+    }
+    assert.equal((await call(s.url, "GET", `${PODS}/unbound`)).status, 404);
+  });
+
+  it("leaves a pod on a node terminating for its grace period, which a later delete may only shorten", async () => {
+    await pod("bound");
+    const bound = await call(s.url, "POST", `${PODS}/bound/binding`, {
+      apiVersion: "v1",
+      kind: "Binding",
+      metadata: { name: "bound" },
+      target: { kind: "Node", name: "node-a" },
+    });
+    assert.equal(bound.status, 201, JSON.stringify(bound.body));
+    const first = await call(s.url, "DELETE", `${PODS}/bound`);
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    const meta = first.body.metadata;
+    assert.equal(
+      meta.deletionGracePeriodSeconds,
+      30,
+      "the pod's default terminationGracePeriodSeconds",
+    );
+    const at = Date.parse(meta.deletionTimestamp);
+    assert.equal((await call(s.url, "GET", `${PODS}/bound`)).status, 200, "it waits for a kubelet");
+
+    const longer = await call(s.url, "DELETE", `${PODS}/bound?gracePeriodSeconds=60`);
+    assert.equal(longer.body.metadata.deletionGracePeriodSeconds, 30, "never made longer");
+    assert.equal(longer.body.metadata.resourceVersion, meta.resourceVersion);
+    const shorter = await call(s.url, "DELETE", `${PODS}/bound?gracePeriodSeconds=10`);
+    assert.equal(shorter.body.metadata.deletionGracePeriodSeconds, 10);
+    assert.equal(Date.parse(shorter.body.metadata.deletionTimestamp), at - 20_000);
+    const now = await call(s.url, "DELETE", `${PODS}/bound?gracePeriodSeconds=0`);
+    assert.equal(now.status, 200, JSON.stringify(now.body));
+    assert.equal((await call(s.url, "GET", `${PODS}/bound`)).status, 404);
   });
 });

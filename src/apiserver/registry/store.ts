@@ -14,6 +14,7 @@ import {
   type VersionConversion,
 } from "./conversion.ts";
 import { checkPreconditions, type DeleteOptions } from "./deletion.ts";
+import { planDeletion } from "./deletion-plan.ts";
 import { fieldValidationWarnings } from "./field-validation.ts";
 import { GENERATE_NAME_ATTEMPTS, generateName } from "./generate-name.ts";
 import { throwIfInvalid, validateMetaUpdate, validateWithMeta } from "./object-meta.ts";
@@ -26,7 +27,6 @@ import {
   checkNamespace,
   keepStoredStatus,
   keepSystemFields,
-  markedForDeletion,
   prepareCreateMeta,
   specChanged,
   withStatusOf,
@@ -254,7 +254,8 @@ export class Store {
         return this.#out(o);
       };
       const meta = metaOf(object);
-      if (meta.deletionTimestamp && (meta.finalizers ?? []).length === 0 && !this.#blocks(object)) {
+      const blocked = this.#o.strategy.blocksDeletion?.(object) ?? false;
+      if (meta.deletionTimestamp && (meta.finalizers ?? []).length === 0 && !blocked) {
         if (!options.dryRun) {
           const { revision } = await this.#o.storage.delete(key, kv.modRevision);
           meta.resourceVersion = String(revision);
@@ -280,11 +281,7 @@ export class Store {
     });
   }
 
-  /**
-   * POST to a subresource of object `name` (a pod's `binding`): the strategy's
-   * `prepareSubresource` turns `body` and the stored object into the object to store; a
-   * `metadata.resourceVersion` in `body` must be the stored one (409 otherwise).
-   */
+  /** POST to a subresource of object `name` (a pod's `binding`): see `prepareSubresource`. */
   createSubresource(
     namespace: string,
     name: string,
@@ -314,22 +311,24 @@ export class Store {
       const meta = metaOf(stored);
       checkPreconditions(this.#gr, name, meta, options);
       this.#o.strategy.beforeDelete?.(stored);
-      const marked = markedForDeletion(stored, this.#o.strategy, options, this.#o.clock.now());
-      if (marked !== undefined) {
-        const encoded = encodeForStorage(marked);
-        if (encoded === kv.value || write.dryRun)
-          return { object: this.#out(encoded === kv.value ? stored : marked), deleted: false };
-        const written = await this.#o.storage.update(key, encoded, kv.modRevision);
-        metaOf(marked).resourceVersion = String(written.modRevision);
-        this.#o.onDeletionWritten?.(name, written.modRevision);
-        return { object: this.#out(marked), deleted: false };
+      const plan = planDeletion(stored, this.#o.strategy, options, this.#o.clock.now());
+      let current = stored;
+      let revision = kv.modRevision;
+      const encoded = plan.write && encodeForStorage(plan.write);
+      if (plan.write !== undefined && encoded !== kv.value) {
+        current = plan.write;
+        if (!write.dryRun) {
+          revision = (await this.#o.storage.update(key, encoded!, kv.modRevision)).modRevision;
+          metaOf(current).resourceVersion = String(revision);
+          this.#o.onDeletionWritten?.(name, revision);
+        }
       }
-      if (write.dryRun) return { object: this.#out(stored), deleted: true };
-      const { revision } = await this.#o.storage.delete(key, kv.modRevision);
-      meta.resourceVersion = String(revision);
-      this.#o.onDeletionWritten?.(name, revision);
-      await this.#o.lifecycle?.afterDelete?.(stored);
-      return { object: this.#out(stored), deleted: true };
+      if (!plan.remove || write.dryRun) return { object: this.#out(current), deleted: plan.remove };
+      const removed = await this.#o.storage.delete(key, revision);
+      metaOf(current).resourceVersion = String(removed.revision);
+      this.#o.onDeletionWritten?.(name, removed.revision);
+      await this.#o.lifecycle?.afterDelete?.(current);
+      return { object: this.#out(current), deleted: true };
     });
   }
 
@@ -353,11 +352,6 @@ export class Store {
 
   #decode(kv: KeyValue): KubeObject {
     return this.#o.decode ? this.#o.decode(kv) : decodeFromStorage(kv);
-  }
-
-  /** True while something other than metadata.finalizers keeps a deleting object (namespaces). */
-  #blocks(object: KubeObject): boolean {
-    return this.#o.strategy.blocksDeletion?.(object) ?? false;
   }
 
   /** The object an update stores, from the mutated `next` and the `stored` one. */

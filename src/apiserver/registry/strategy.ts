@@ -1,5 +1,6 @@
 import type { KubeObject, ObjectMeta, StatusCause } from "../../core/index.ts";
 import type { ObjectAttrs } from "../watchcache/cache-event.ts";
+import type { DeleteOptions } from "./deletion.ts";
 import type { NameRule } from "./object-meta.ts";
 import type { Requester } from "./types.ts";
 
@@ -98,6 +99,11 @@ export interface Strategy {
    * the kinds kube deletes with code of their own do (namespaces, CRDs). @default false
    */
   readonly deletionTimestampOnly?: boolean;
+  /**
+   * For a kind deleted gracefully (kube's CheckGracefulDelete: pods), the grace period in
+   * seconds a DELETE with `options` gives the object before it is removed. @default none
+   */
+  deletionGracePeriod?(object: KubeObject, options: DeleteOptions): number;
   /** Checks that a DELETE is allowed (throws an ApiError otherwise). */
   beforeDelete?(object: KubeObject): void;
   /** Adjusts an object as its deletion starts (a namespace's Terminating phase). Mutates it. */

@@ -108,6 +108,17 @@ export const podStrategy: Strategy = {
     rec(object).status = { phase: "Pending", qosClass: podQosClass(child(rec(object), "spec")) };
   },
   prepareForUpdate: (object, old) => admitPod(object, old),
+  // kube's CheckGracefulDelete: the period asked for, else the pod's own; none for a pod on no
+  // node or finished (no kubelet has to stop it); at least 1 for a negative one.
+  deletionGracePeriod(object, options) {
+    const pod = rec(object);
+    const spec = recordAt(pod, "spec") ?? {};
+    const own = spec.terminationGracePeriodSeconds;
+    let period = options.gracePeriodSeconds ?? (typeof own === "number" ? own : 0);
+    const phase = recordAt(pod, "status")?.phase;
+    if (!spec.nodeName || phase === "Succeeded" || phase === "Failed") period = 0;
+    return period < 0 ? 1 : period;
+  },
   prepareSubresource(subresource, body, stored, nowMs) {
     if (subresource === "binding") return bindPod(body, stored, nowMs);
     if (subresource === "ephemeralcontainers") return withEphemeralContainers(body, stored);
