@@ -87,3 +87,29 @@ describe("DELETE without a propagation policy", () => {
     assert.equal((await call(s.url, "GET", `${deployments}/background`)).status, 404);
   });
 });
+
+describe("an object being deleted", () => {
+  it("keeps the deletion fields it was given on update: a namespace none but its timestamp", async () => {
+    const path = "/api/v1/namespaces";
+    const created = await call(s.url, "POST", path, {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "held-deleting", finalizers: ["example.com/hold"] },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const deleted = await call(s.url, "DELETE", `${path}/held-deleting`);
+    assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
+    assert.ok(deleted.body.metadata.deletionTimestamp);
+    assert.equal(deleted.body.metadata.deletionGracePeriodSeconds, undefined);
+    const labelled = await call(
+      s.url,
+      "PATCH",
+      `${path}/held-deleting`,
+      { metadata: { labels: { touched: "yes" } } },
+      { "content-type": "application/merge-patch+json" },
+    );
+    assert.equal(labelled.status, 200, JSON.stringify(labelled.body));
+    assert.equal(labelled.body.metadata.deletionTimestamp, deleted.body.metadata.deletionTimestamp);
+    assert.equal(labelled.body.metadata.deletionGracePeriodSeconds, undefined);
+  });
+});

@@ -170,9 +170,10 @@ export function resourceList(registry: DiscoverySource, group: string, version: 
       });
     }
   }
+  // kube-apiserver's core list (/api/v1) is written without an apiVersion; a group's with one.
   return {
     kind: "APIResourceList",
-    apiVersion: "v1",
+    ...(group === "" ? {} : { apiVersion: "v1" }),
     groupVersion: group === "" ? version : `${group}/${version}`,
     resources,
   };

@@ -67,13 +67,12 @@ export function keepSystemFields(meta: MutableMeta, old: MutableMeta, namespaced
   else delete meta.namespace;
   meta.uid = meta.uid || old.uid;
   meta.creationTimestamp = old.creationTimestamp ?? meta.creationTimestamp;
-  if (old.deletionTimestamp) {
-    meta.deletionTimestamp = old.deletionTimestamp;
-    meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds ?? 0;
-  } else {
-    delete meta.deletionTimestamp;
-    delete meta.deletionGracePeriodSeconds;
-  }
+  if (old.deletionTimestamp) meta.deletionTimestamp = old.deletionTimestamp;
+  else delete meta.deletionTimestamp;
+  // As stored: none for a kind whose deletion sets the timestamp alone (namespaces, CRDs).
+  if (old.deletionGracePeriodSeconds !== undefined)
+    meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
+  else delete meta.deletionGracePeriodSeconds;
   delete meta.resourceVersion;
   meta.generation = old.generation;
   if (meta.generation === undefined) delete meta.generation;
