@@ -193,6 +193,7 @@ describe("aggregatedDiscovery", () => {
       [
         "attach=PodAttachOptions",
         "binding=Binding",
+        "eviction=Eviction",
         "exec=PodExecOptions",
         "log=Pod",
         "portforward=PodPortForwardOptions",
