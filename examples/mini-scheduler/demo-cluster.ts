@@ -45,6 +45,24 @@ function pod(name: string, cpu: string, memory: string, extra: Partial<Pod["spec
   };
 }
 
+/** The taint kube gives a new node until it is seen Ready. */
+const NOT_READY = "node.kubernetes.io/not-ready";
+
+/**
+ * Lifts the not-ready taint kube puts on every new node, as kube's node lifecycle controller does
+ * once the node's kubelet reports Ready — which the demo's nodes say from the start.
+ */
+async function markReady(client: Client, name: string): Promise<void> {
+  const nodeClient = client.resource(nodes);
+  const node = await nodeClient.get(name);
+  const taints = node.spec?.taints ?? [];
+  if (!taints.some((t) => t.key === NOT_READY)) return;
+  await nodeClient.update({
+    ...node,
+    spec: { ...node.spec, taints: taints.filter((t) => t.key !== NOT_READY) },
+  });
+}
+
 /** Creates the demo's nodes and pods (those missing) and starts the scheduler until `signal`. */
 export async function startSchedulerDemo(
   client: Client,
@@ -64,6 +82,7 @@ export async function startSchedulerDemo(
     { ...node("node-maintenance", "16", "32Gi", {}), spec: { unschedulable: true } },
   ]) {
     await create(() => nodeClient.create(n));
+    await markReady(client, n.metadata!.name!);
   }
   const scheduler = new Scheduler({ client, schedulerName: "default-scheduler" });
   const stopped = scheduler.start(signal);
