@@ -142,8 +142,8 @@ describe("system fields on update", () => {
       want: kept,
     },
     {
-      name: "a deleting object keeps its deletion time, grace 0 when none was stored",
-      meta: { name: "a" },
+      name: "a deleting object keeps its deletion time, and no grace period when none was stored",
+      meta: { name: "a", deletionGracePeriodSeconds: 0 },
       old: { ...old, deletionTimestamp: "2026-01-05T00:00:00Z", generation: undefined },
       want: {
         name: "a",
@@ -151,7 +151,24 @@ describe("system fields on update", () => {
         uid: "u1",
         creationTimestamp: "2026-01-01T00:00:00Z",
         deletionTimestamp: "2026-01-05T00:00:00Z",
-        deletionGracePeriodSeconds: 0,
+      },
+    },
+    {
+      name: "a deleting object keeps the grace period stored",
+      meta: { name: "a" },
+      old: {
+        ...old,
+        deletionTimestamp: "2026-01-05T00:00:00Z",
+        deletionGracePeriodSeconds: 30,
+        generation: undefined,
+      },
+      want: {
+        name: "a",
+        namespace: "ns",
+        uid: "u1",
+        creationTimestamp: "2026-01-01T00:00:00Z",
+        deletionTimestamp: "2026-01-05T00:00:00Z",
+        deletionGracePeriodSeconds: 30,
       },
     },
   ];
