@@ -22,8 +22,8 @@ interface Version {
 interface MemoryWatcher {
   readonly prefix: string;
   readonly channel: AsyncChannel<WatchBatch>;
-  /** The revision of progress not yet handed over (0: none); see `#quiet`. */
-  quietTo: number;
+  /** The revision the watcher has been told of: by its last event, or by progress. */
+  toldTo: number;
 }
 
 /** The events of a progress batch (one array for all of them: batches are never changed). */
@@ -41,10 +41,10 @@ const NO_EVENTS: readonly StorageEvent[] = [];
  * - Every write is applied and delivered to every watcher of its key before the call's promise
  *   settles, so watchers see writes in revision order.
  * - Watchers whose prefix a write does not touch learn the revision from a progress batch,
- *   handed over once per event-loop turn: `#quiet` holds the watchers with news of progress
- *   only (`quietTo`), flushed at the next `setImmediate` — not once per write for each of a
+ *   handed over once per event-loop turn (`#flushing` while one is due): each watcher told of
+ *   less than the current revision (`toldTo`) then gets one — not once per write for each of a
  *   server's ~60 watch caches, each of which wakes for it (as the etcd storage's watch hub
- *   does). A watcher's batch of changes supersedes its pending progress.
+ *   does). A write does no work for the watchers it does not touch.
  *
  * Not guaranteed: bounded memory. History grows until `compact` is called (the API server's
  * compactor calls it periodically).
@@ -55,7 +55,6 @@ export class MemoryStorage implements Storage {
   readonly #history = new SortedMap<Version[]>();
   readonly #log = new RingBuffer<StorageEvent>({ initialCapacity: 1024 });
   readonly #watchers = new Set<MemoryWatcher>();
-  readonly #quiet = new Set<MemoryWatcher>();
   #flushing = false;
   #closed = false;
 
@@ -162,10 +161,7 @@ export class MemoryStorage implements Storage {
     let watcher: MemoryWatcher | undefined;
     const onAbort = () => channel.end();
     const channel = new AsyncChannel<WatchBatch>(() => {
-      if (watcher !== undefined) {
-        this.#watchers.delete(watcher);
-        this.#quiet.delete(watcher);
-      }
+      if (watcher !== undefined) this.#watchers.delete(watcher);
       signal?.removeEventListener("abort", onAbort);
     });
     if (this.#closed) {
@@ -192,7 +188,7 @@ export class MemoryStorage implements Storage {
       const key = event.type === "put" ? event.kv.key : event.key;
       if (key.startsWith(prefix)) channel.push({ revision: eventRev(event), events: [event] });
     }
-    watcher = { prefix, channel, quietTo: 0 };
+    watcher = { prefix, channel, toldTo: this.#revision };
     this.#watchers.add(watcher);
     signal?.addEventListener("abort", onAbort, { once: true });
     return channel;
@@ -219,7 +215,6 @@ export class MemoryStorage implements Storage {
     this.#closed = true;
     for (const w of this.#watchers) w.channel.end();
     this.#watchers.clear();
-    this.#quiet.clear();
   }
 
   #compactKey(key: string, revision: number): void {
@@ -251,31 +246,28 @@ export class MemoryStorage implements Storage {
     versions.push({ revision, kv });
     this.#log.push(event);
     for (const w of this.#watchers) {
-      if (key.startsWith(w.prefix)) {
-        if (w.quietTo !== 0) {
-          w.quietTo = 0;
-          this.#quiet.delete(w);
-        }
-        w.channel.push({ revision, events: [event] });
-        continue;
-      }
-      w.quietTo = revision;
-      this.#quiet.add(w);
+      if (!key.startsWith(w.prefix)) continue;
+      w.channel.push({ revision, events: [event] });
+      w.toldTo = revision;
     }
-    if (this.#quiet.size === 0 || this.#flushing) return;
+    if (this.#flushing) return;
     this.#flushing = true;
-    setImmediate(() => {
-      this.#flushing = false;
-      for (const w of this.#quiet) {
-        // Merged into an unread progress batch, if the watcher has one.
-        const batch = { revision: w.quietTo, events: NO_EVENTS };
-        const last = w.channel.peekLast();
-        if (last !== undefined && last.events.length === 0) w.channel.replaceLast(batch);
-        else w.channel.push(batch);
-        w.quietTo = 0;
-      }
-      this.#quiet.clear();
-    });
+    setImmediate(() => this.#flushProgress());
+  }
+
+  /** Tells each watcher behind the current revision of it (see the class invariants). */
+  #flushProgress(): void {
+    this.#flushing = false;
+    const revision = this.#revision;
+    for (const w of this.#watchers) {
+      if (w.toldTo >= revision) continue;
+      // Merged into an unread progress batch, if the watcher has one.
+      const batch = { revision, events: NO_EVENTS };
+      const last = w.channel.peekLast();
+      if (last !== undefined && last.events.length === 0) w.channel.replaceLast(batch);
+      else w.channel.push(batch);
+      w.toldTo = revision;
+    }
   }
 
   #current(key: string): KeyValue | undefined {
