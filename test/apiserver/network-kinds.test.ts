@@ -17,6 +17,13 @@ const peer = { podSelector: { matchLabels: { app: "db" } } };
 
 const CASES: KindCase[] = [
   {
+    path: "/apis/networking.k8s.io/v1/servicecidrs",
+    apiVersion: "networking.k8s.io/v1",
+    kind: "ServiceCIDR",
+    body: { spec: { cidrs: ["10.98.0.0/24"] } },
+    want: { spec: { cidrs: ["10.98.0.0/24"] }, status: {} },
+  },
+  {
     path: "/api/v1/namespaces/default/endpoints",
     apiVersion: "v1",
     kind: "Endpoints",
@@ -105,8 +112,44 @@ describe("network kinds read back as kube-apiserver returns them", () => {
   after(() => s.close());
   kindCases(() => s, CASES);
 
+  it("names an IPAddress by its address: a generateName is the name itself, an empty group left out", async () => {
+    const path = "/apis/networking.k8s.io/v1/ipaddresses";
+    const address = (metadata: Record<string, unknown>) => ({
+      apiVersion: "networking.k8s.io/v1",
+      kind: "IPAddress",
+      metadata,
+      spec: { parentRef: { group: "", resource: "services", namespace: "default", name: "x" } },
+    });
+    const named = await call(
+      s.url,
+      "POST",
+      `${path}?fieldManager=writer`,
+      address({ name: "192.168.78.1" }),
+    );
+    assert.equal(named.status, 201, JSON.stringify(named.body));
+    assert.deepEqual(named.body.spec.parentRef, {
+      resource: "services",
+      namespace: "default",
+      name: "x",
+    });
+    assert.deepEqual(named.body.metadata.managedFields[0].fieldsV1, {
+      "f:spec": { "f:parentRef": { ".": {}, "f:name": {}, "f:namespace": {}, "f:resource": {} } },
+    });
+    const generated = await call(s.url, "POST", path, address({ generateName: "192.168.78.2" }));
+    assert.equal(generated.status, 201, JSON.stringify(generated.body));
+    assert.equal(generated.body.metadata.name, "192.168.78.2");
+    const refused = await call(s.url, "POST", path, address({ name: "not-an-ip" }));
+    assert.equal(refused.status, 422);
+    assert.deepEqual(refused.body.details.causes[0], {
+      reason: "FieldValueInvalid",
+      message:
+        'Invalid value: "not-an-ip": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+      field: "metadata.name",
+    });
+  });
+
   it("counts a change of an EndpointSlice's labels as a new generation", async () => {
-    const slices = CASES[1]!;
+    const slices = CASES[2]!;
     await checkKind(s, slices, "labelled");
     const patched = await call(
       s.url,

@@ -131,6 +131,31 @@ const CASES: KindCase[] = [
     },
   },
   {
+    path: "/apis/resource.k8s.io/v1/namespaces/default/resourceclaimtemplates",
+    apiVersion: "resource.k8s.io/v1",
+    kind: "ResourceClaimTemplate",
+    body: {
+      spec: {
+        spec: { devices: { requests: [{ name: "one", exactly: { deviceClassName: "c" } }] } },
+      },
+    },
+    want: {
+      spec: {
+        metadata: {},
+        spec: {
+          devices: {
+            requests: [
+              {
+                name: "one",
+                exactly: { deviceClassName: "c", allocationMode: "ExactCount", count: 1 },
+              },
+            ],
+          },
+        },
+      },
+    },
+  },
+  {
     path: "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims",
     apiVersion: "resource.k8s.io/v1",
     kind: "ResourceClaim",

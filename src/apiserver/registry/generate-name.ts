@@ -7,9 +7,11 @@ export const GENERATE_NAME_ATTEMPTS = 8;
 
 /**
  * A name from `generateName`: its first 58 characters and 5 random ones (kube's
- * `SimpleNameGenerator`). `random` returns a number in [0, 1).
+ * `SimpleNameGenerator`). `random` returns a number in [0, 1); without one, the name is the
+ * prefix itself (kube's no-op generator, for kinds named by value).
  */
-export function generateName(base: string, random: () => number = Math.random): string {
+export function generateName(base: string, random: (() => number) | undefined): string {
+  if (random === undefined) return base;
   let suffix = "";
   for (let i = 0; i < 5; i++) suffix += NAME_CHARS[Math.floor(random() * NAME_CHARS.length)];
   return `${base.slice(0, MAX_BASE_LENGTH)}${suffix}`;

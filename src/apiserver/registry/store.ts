@@ -155,7 +155,8 @@ export class Store {
     this.#transform(undefined, object, options, undefined);
     // The name is generated before the kind's own preparation, which may use it (a Job's labels).
     const generate = !meta.name && Boolean(meta.generateName);
-    const nextName = () => generateName(meta.generateName!, this.#o.random);
+    const random = strategy.nameIsGenerateName ? undefined : (this.#o.random ?? Math.random);
+    const nextName = () => generateName(meta.generateName!, random);
     if (generate) meta.name = nextName();
     strategy.prepareForCreate?.(object, options.requester);
     this.#validate(

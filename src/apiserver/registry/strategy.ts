@@ -104,6 +104,11 @@ export interface Strategy {
    * seconds a DELETE with `options` gives the object before it is removed. @default none
    */
   deletionGracePeriod?(object: KubeObject, options: DeleteOptions): number;
+  /**
+   * A generateName is the name itself, no suffix added (IPAddresses, named by their address, as
+   * kube's no-op name generator for them). @default false
+   */
+  readonly nameIsGenerateName?: boolean;
   /** Checks that a DELETE is allowed (throws an ApiError otherwise). */
   beforeDelete?(object: KubeObject): void;
   /** Adjusts an object as its deletion starts (a namespace's Terminating phase). Mutates it. */

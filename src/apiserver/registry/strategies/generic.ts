@@ -5,7 +5,7 @@ import { ADMISSION_KINDS } from "./admission-kinds.ts";
 import { CERTIFICATE_KINDS } from "./certificate-kinds.ts";
 import { COLUMNS_BY_RESOURCE, TABLE_ORDER_BY_RESOURCE } from "./columns/by-resource.ts";
 import type { KindRules } from "./kind-rules.ts";
-import { NETWORK_KINDS } from "./network-kinds.ts";
+import { ipAddressName, NETWORK_KINDS } from "./network-kinds.ts";
 import { POLICY_KINDS } from "./policy-kinds.ts";
 import { RESOURCE_KINDS } from "./resource-kinds.ts";
 import { STORAGE_KINDS } from "./storage-kinds.ts";
@@ -59,13 +59,14 @@ const KIND_RULES: Readonly<Record<string, KindRules>> = {
  * kube's ValidateRBACName; StatefulSets by DNS label (they name their pods' hostnames);
  * CertificateSigningRequests by any name (their validation checks their metadata but not
  * the name); PodDisruptionBudgets by none — their validation checks the spec only, so only
- * the generic checks of every kind apply.
+ * the generic checks of every kind apply; IPAddresses by being an IP address.
  */
 const NAME_RULES: Readonly<Record<string, NameRule>> = {
   "rbac.authorization.k8s.io": "path-segment",
   "apps/statefulsets": "label",
   "certificates.k8s.io/certificatesigningrequests": "any",
   "policy/poddisruptionbudgets": "none",
+  "networking.k8s.io/ipaddresses": ipAddressName,
 };
 
 /**

@@ -20,6 +20,7 @@ export type KindRules = Pick<
   | "resetFields"
   | "internalMetadata"
   | "prepareSubresource"
+  | "nameIsGenerateName"
 >;
 
 /** Each element of the list at `key` that is an object (a list of structs, as Go decodes it). */

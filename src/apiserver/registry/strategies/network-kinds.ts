@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { deepEqual } from "../../../core/index.ts";
 import { createdStatus, eachAt, type KindRules, specOf } from "./kind-rules.ts";
 import { child, type Json, rec, recordAt, setDefault } from "./util.ts";
@@ -64,10 +65,33 @@ const ingressClass: KindRules = {
 };
 
 /** The kinds' rules, by `group/plural` (`plural` in the core group). */
+/**
+ * An IPAddress: a generateName is taken as the name (an address gets no random suffix); its parent
+ * reference leaves out an empty group (Go's `omitempty`, before field management, so nobody owns
+ * it), as kube stores one for a core resource.
+ */
+const ipAddress: KindRules = {
+  nameIsGenerateName: true,
+  defaults(object) {
+    const parent = recordAt(specOf(object), "parentRef");
+    if (parent?.group === "") delete parent.group;
+  },
+};
+
+/** An IPAddress is named by its address (kube's ValidateIPAddressName); a prefix is never one. */
+export function ipAddressName(name: string): string[] {
+  return isIP(name) === 0 ? ["must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"] : [];
+}
+
+/** A ServiceCIDR starts with an empty status, written as Go writes it: `{}`. */
+const serviceCIDR: KindRules = createdStatus(() => ({}));
+
 export const NETWORK_KINDS: Readonly<Record<string, KindRules>> = {
   endpoints,
   "discovery.k8s.io/endpointslices": endpointSlice,
   "networking.k8s.io/networkpolicies": networkPolicy,
   "networking.k8s.io/ingresses": ingress,
   "networking.k8s.io/ingressclasses": ingressClass,
+  "networking.k8s.io/ipaddresses": ipAddress,
+  "networking.k8s.io/servicecidrs": serviceCIDR,
 };

@@ -1,3 +1,4 @@
+import type { KubeObject } from "../../../core/index.ts";
 import { createdStatus, eachAt, type KindRules, specOf } from "./kind-rules.ts";
 import { type Json, recordAt, setDefault } from "./util.ts";
 
@@ -31,12 +32,19 @@ const resourceClaim: KindRules = {
   ...createdStatus(() => ({})),
 };
 
+/** The claim's metadata Go writes as `{}` when empty, owned by nobody (set after field management). */
+const claimMetadata = (object: KubeObject) => {
+  specOf(object).metadata ??= {};
+};
+
 const resourceClaimTemplate: KindRules = {
   returnDeletedObject: true,
   defaults(object) {
     const spec = recordAt(specOf(object), "spec");
     if (spec !== undefined) defaultClaimSpec(spec);
   },
+  prepareForCreate: claimMetadata,
+  prepareForUpdate: claimMetadata,
 };
 
 /** The kinds' rules, by `group/plural`. */
