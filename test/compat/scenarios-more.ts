@@ -271,4 +271,70 @@ export const moreResources: readonly CompatResource[] = [
   resource("resource.k8s.io", "v1", "ResourceClaim", "resourceclaims", true, () => ({
     spec: { devices: { requests: [{ name: "gpu", exactly: { deviceClassName: "compat" } }] } },
   })),
+  resource(
+    "resource.k8s.io",
+    "v1",
+    "ResourceClaimTemplate",
+    "resourceclaimtemplates",
+    true,
+    () => ({
+      spec: {
+        spec: { devices: { requests: [{ name: "gpu", exactly: { deviceClassName: "compat" } }] } },
+      },
+    }),
+  ),
+  resource("resource.k8s.io", "v1", "ResourceSlice", "resourceslices", false, () => ({
+    spec: {
+      driver: "compat.example.com",
+      pool: { name: "compat", generation: 1, resourceSliceCount: 1 },
+      allNodes: true,
+      devices: [{ name: "dev-0" }],
+    },
+  })),
+  resource(
+    "admissionregistration.k8s.io",
+    "v1",
+    "MutatingAdmissionPolicy",
+    "mutatingadmissionpolicies",
+    false,
+    () => ({
+      spec: {
+        matchConstraints: { resourceRules: [{ operations: ["CREATE"], ...NOTHING }] },
+        mutations: [
+          {
+            patchType: "ApplyConfiguration",
+            applyConfiguration: { expression: "Object{metadata: Object.metadata{}}" },
+          },
+        ],
+        reinvocationPolicy: "Never",
+      },
+    }),
+  ),
+  resource(
+    "admissionregistration.k8s.io",
+    "v1",
+    "MutatingAdmissionPolicyBinding",
+    "mutatingadmissionpolicybindings",
+    false,
+    () => ({ spec: { policyName: "compat-nothing" } }),
+  ),
+  resource("storage.k8s.io", "v1", "CSIStorageCapacity", "csistoragecapacities", true, () => ({
+    storageClassName: "compat",
+    capacity: "1Gi",
+  })),
+  // An IPAddress is named by its address: two outside every service range.
+  resource(
+    "networking.k8s.io",
+    "v1",
+    "IPAddress",
+    "ipaddresses",
+    false,
+    () => ({
+      spec: { parentRef: { group: "", resource: "services", namespace: "default", name: "x" } },
+    }),
+    { names: ["192.168.77.1", "192.168.77.2"] },
+  ),
+  resource("networking.k8s.io", "v1", "ServiceCIDR", "servicecidrs", false, () => ({
+    spec: { cidrs: ["10.99.0.0/24"] },
+  })),
 ];
