@@ -50,8 +50,7 @@ function gracefulStep(
   nowMs: number,
 ): { object: KubeObject; period: number } | "pending" | undefined {
   const current = metaOf(stored);
-  const object = cloneObject(stored);
-  const meta = metaOf(object);
+  const object = () => cloneObject(stored);
   if (current.deletionTimestamp) {
     const was = current.deletionGracePeriodSeconds;
     if (!was) return undefined;
@@ -64,13 +63,18 @@ function gracefulStep(
       // The whole period has passed: the shortest graceful one, unless none was asked for.
       if (period !== 0) period = 1;
     }
-    meta.deletionTimestamp = timestamp(at);
-    meta.deletionGracePeriodSeconds = period;
-    return { object, period };
+    const shortened = object();
+    Object.assign(metaOf(shortened), {
+      deletionTimestamp: timestamp(at),
+      deletionGracePeriodSeconds: period,
+    });
+    return { object: shortened, period };
   }
   const period = periodOf(stored, options);
+  const marked = object();
+  const meta = metaOf(marked);
   meta.deletionTimestamp = timestamp(nowMs + period * 1000);
   meta.deletionGracePeriodSeconds = period;
   if ((meta.generation ?? 0) > 0) meta.generation = meta.generation! + 1;
-  return { object, period };
+  return { object: marked, period };
 }
