@@ -57,6 +57,22 @@ export { defineResource } from "./define-resource.ts";
 export { fromTypeBox } from "./from-typebox.ts";
 export { OPENAPI_SCHEMA_KEYWORDS, type OpenApiSchema } from "./openapi-schema.ts";
 export {
+  decodeMessage,
+  decodeObject,
+  type Envelope,
+  encodeMessage,
+  encodeObject,
+  hasProtobufMagic,
+  ProtobufError,
+  readEnvelope,
+} from "./protobuf-codec.ts";
+export {
+  kindMessage,
+  type ProtoField,
+  type ProtoMessage,
+  protoMessage,
+} from "./protobuf-schema.ts";
+export {
   apiVersionOf,
   isNamespaced,
   type ResourceDefinition,

@@ -382,12 +382,12 @@ describe("API server over HTTP: bad input", () => {
     const proto = await call(s.url, "POST", cms, "k8s\0...", {
       "content-type": "application/vnd.kubernetes.protobuf",
     });
-    assert.equal(proto.status, 415);
-    assert.match(proto.body.message, /send JSON/);
+    assert.equal(proto.status, 400);
+    assert.match(proto.body.message, /unrecognized \(must be of type ConfigMap\)/);
     const smp = await call(s.url, "PATCH", `${cms}/x`, "{}", { "content-type": "text/plain" });
     assert.equal(smp.status, 415);
     const accept = await call(s.url, "GET", cms, undefined, {
-      accept: "application/vnd.kubernetes.protobuf",
+      accept: "application/x-unknown",
     });
     assert.equal(accept.status, 406);
     assert.equal((await call(s.url, "POST", cms, configMap("after"))).status, 201, "still serving");

@@ -2,7 +2,6 @@ import { errors, type KubeObject, type StatusCause } from "../../core/index.ts";
 import type { AccessAttributes, AccessDecision } from "../auth/authorizer.ts";
 import type { UserInfo } from "../auth/user.ts";
 import { field } from "../registry/field-errors.ts";
-import { type ProtoMessage, protoKind } from "./protobuf-body.ts";
 import { type GoType, goBool, goMap, goString, goStrings, goStruct } from "./typed-body.ts";
 import {
   type CreateTarget,
@@ -77,66 +76,18 @@ const accessStatus: GoType = goStruct("v1.SubjectAccessReviewStatus", {
   evaluationError: goString,
 });
 
-const protoSelector: ProtoMessage = {
-  1: ["rawSelector", "string"],
-  2: [
-    "requirements",
-    {
-      repeated: {
-        message: {
-          1: ["key", "string"],
-          2: ["operator", "string"],
-          3: ["values", { repeated: "string" }],
-        },
-      },
-    },
-  ],
-};
-
-const protoResourceAttributes: ProtoMessage = {
-  1: ["namespace", "string"],
-  2: ["verb", "string"],
-  3: ["group", "string"],
-  4: ["version", "string"],
-  5: ["resource", "string"],
-  6: ["subresource", "string"],
-  7: ["name", "string"],
-  8: ["fieldSelector", { message: protoSelector }],
-  9: ["labelSelector", { message: protoSelector }],
-};
-
-const protoNonResourceAttributes: ProtoMessage = { 1: ["path", "string"], 2: ["verb", "string"] };
-
-const protoSelfSpec: ProtoMessage = {
-  1: ["resourceAttributes", { message: protoResourceAttributes }],
-  2: ["nonResourceAttributes", { message: protoNonResourceAttributes }],
-};
-
-const protoSubjectSpec: ProtoMessage = {
-  ...protoSelfSpec,
-  3: ["user", "string"],
-  4: ["groups", { repeated: "string" }],
-  5: ["extra", { map: { message: { 1: ["items", { repeated: "string" }] } } }],
-  6: ["uid", "string"],
-};
-
-function target(kind: string, spec: GoType, protoSpec: ProtoMessage): CreateTarget {
+function target(kind: string, spec: GoType): CreateTarget {
   return {
     kind,
     version: "v1",
     apiVersion: API_VERSION,
     fields: { spec, status: accessStatus },
-    proto: protoKind({ 2: ["spec", { message: protoSpec }] }),
   };
 }
 
-const SELF_SUBJECT_ACCESS_REVIEW = target("SelfSubjectAccessReview", selfSpec, protoSelfSpec);
-const SUBJECT_ACCESS_REVIEW = target("SubjectAccessReview", subjectSpec, protoSubjectSpec);
-const LOCAL_SUBJECT_ACCESS_REVIEW = target(
-  "LocalSubjectAccessReview",
-  subjectSpec,
-  protoSubjectSpec,
-);
+const SELF_SUBJECT_ACCESS_REVIEW = target("SelfSubjectAccessReview", selfSpec);
+const SUBJECT_ACCESS_REVIEW = target("SubjectAccessReview", subjectSpec);
+const LOCAL_SUBJECT_ACCESS_REVIEW = target("LocalSubjectAccessReview", subjectSpec);
 const SELF_SUBJECT_RULES_REVIEW: CreateTarget = {
   kind: "SelfSubjectRulesReview",
   version: "v1",
@@ -145,7 +96,6 @@ const SELF_SUBJECT_RULES_REVIEW: CreateTarget = {
     spec: goStruct("v1.SelfSubjectRulesReviewSpec", { namespace: goString }),
     status: { kind: "any", go: "v1.SubjectRulesReviewStatus" },
   },
-  proto: protoKind({ 2: ["spec", { message: { 1: ["namespace", "string"] } }] }),
 };
 
 /** A review's 422: kube names the kind it could not read from the internal object, "". */

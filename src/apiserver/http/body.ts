@@ -3,6 +3,7 @@ import { parse as parseYaml } from "yaml";
 import { errorMessage, errors } from "../../core/index.ts";
 import { duplicateFields } from "./duplicate-fields.ts";
 import { nestsDeeperThan } from "./json-scan.ts";
+import { decodeProtobufBody, PROTOBUF, type ProtobufTarget } from "./protobuf-wire.ts";
 
 /** kube-apiserver's limit on a request body (3 MiB). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -52,16 +53,21 @@ function tooLarge(limit: number) {
 const ACCEPTED = ["application/json", "application/yaml"];
 
 /**
- * Decodes a create/update body: JSON (or YAML). Protobuf and anything else is 415 with a
- * message that says to send JSON; a body that does not parse, or is not an object, is 400.
+ * Decodes a create/update body: JSON, YAML, or — where `protobuf` names the endpoint's kind (a
+ * built-in one) — Kubernetes protobuf. Anything else is 415 naming the accepted types; a body
+ * that does not parse, or is not an object, is 400.
  */
 export function decodeObjectBody(
   body: Buffer,
   contentType: string | undefined,
   kind?: string,
+  protobuf?: ProtobufTarget,
 ): Record<string, unknown> {
   const type = mediaType(contentType) || "application/json";
   if (type === "application/json" || type === "*/*") return requireObject(parseJson(body, kind));
+  if (type === PROTOBUF && protobuf !== undefined) {
+    return decodeProtobufBody(body, protobuf);
+  }
   if (type === "application/yaml" || type === "application/x-yaml" || type === "text/yaml") {
     let value: unknown;
     try {
@@ -80,13 +86,13 @@ export function decodeObjectBody(
     }
     return requireObject(value);
   }
-  throw unsupported(type, ACCEPTED);
+  throw unsupported(type, protobuf === undefined ? ACCEPTED : [...ACCEPTED, PROTOBUF]);
 }
 
 /**
  * The keys a JSON body has twice in one object (see {@link duplicateFields}), unless duplicates
  * do not matter (`fieldValidation=Ignore`) or the body is not JSON (the YAML parser refuses
- * duplicate keys itself). Call it on a body that parsed.
+ * duplicate keys itself; protobuf has no keys). Call it on a body that parsed.
  */
 export function duplicatesIn(
   body: Buffer,
@@ -95,15 +101,15 @@ export function duplicatesIn(
 ): string[] {
   if (fieldValidation === "Ignore") return [];
   const type = mediaType(contentType) || "application/json";
-  if (type.endsWith("yaml")) return [];
+  if (type.endsWith("yaml") || type === PROTOBUF) return [];
   return duplicateFields(body.toString("utf8"));
 }
 
 /** 415 for a body type, naming the types that are accepted. */
 export function unsupported(type: string, accepted: readonly string[]) {
   const protobuf =
-    type === "application/vnd.kubernetes.protobuf"
-      ? ' (this server does not decode Kubernetes protobuf: configure the client to send JSON, e.g. rest.Config.ContentType = "application/json")'
+    type === PROTOBUF && !accepted.includes(PROTOBUF)
+      ? " (custom resources, as in kube, are not encoded in protobuf: send this one as JSON)"
       : "";
   return errors.unsupportedMediaType(
     `the body of the request was in an unknown format - accepted media types include: ${accepted.join(", ")}${protobuf}`,

@@ -8,7 +8,7 @@ import {
 } from "../../core/index.ts";
 import { EtcdStorage } from "../storage/etcd-storage.ts";
 import type { Storage } from "../storage/storage.ts";
-import { negotiate, type Output } from "./negotiate.ts";
+import { negotiateFor, type Output } from "./negotiate.ts";
 import { sendJson } from "./respond.ts";
 import { parseIncludeObject } from "./table.ts";
 import type { UnstoredHandler, UnstoredRequest } from "./unstored-create.ts";
@@ -132,7 +132,7 @@ function watchNotSupported(u: UnstoredRequest): void {
 /** GET componentstatuses: every component, filtered by the label and field selectors. */
 export const listComponentStatuses: UnstoredHandler = async (u) => {
   watchNotSupported(u);
-  const output = negotiate(u.req.headers.accept, true);
+  const output = negotiateFor(u.res, u.req.headers.accept, true, true);
   let items = await componentStatuses(u.ctx.registry.storage);
   try {
     const labels = parseLabelSelector(u.query.get("labelSelector") ?? "");
@@ -149,7 +149,7 @@ export const listComponentStatuses: UnstoredHandler = async (u) => {
 
 /** GET componentstatuses/{name}. */
 export const getComponentStatus: UnstoredHandler = async (u) => {
-  const output = negotiate(u.req.headers.accept, true);
+  const output = negotiateFor(u.res, u.req.headers.accept, true, true);
   const found = (await componentStatuses(u.ctx.registry.storage)).find(
     (c) => c.metadata.name === u.r.name,
   );

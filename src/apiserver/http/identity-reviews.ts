@@ -1,7 +1,6 @@
 import { errors } from "../../core/index.ts";
 import type { UserInfo } from "../auth/user.ts";
 import { timestamp } from "../registry/deletion.ts";
-import { protoKind } from "./protobuf-body.ts";
 import { goString, goStrings, goStruct } from "./typed-body.ts";
 import {
   type CreateTarget,
@@ -24,7 +23,6 @@ const SELF_SUBJECT_REVIEW: CreateTarget = {
   version: "v1",
   apiVersion: API_VERSION,
   fields: { status: ANY_STATUS },
-  proto: protoKind({}),
 };
 
 const TOKEN_REVIEW: CreateTarget = {
@@ -35,9 +33,6 @@ const TOKEN_REVIEW: CreateTarget = {
     spec: goStruct("v1.TokenReviewSpec", { token: goString, audiences: goStrings }),
     status: ANY_STATUS,
   },
-  proto: protoKind({
-    2: ["spec", { message: { 1: ["token", "string"], 2: ["audiences", { repeated: "string" }] } }],
-  }),
 };
 
 /** authentication.k8s.io/v1 `UserInfo`, its empty fields left out as kube's encoding does. */

@@ -1,18 +1,29 @@
+import type { ServerResponse } from "node:http";
 import { errors } from "../../core/index.ts";
+import { answerInProtobuf } from "./protobuf-wire.ts";
 
-/** How a response is encoded, from the Accept header. */
+/**
+ * How a response is encoded, from the Accept header: an object (or list) as JSON or, for a
+ * built-in kind whose client asked for it, Kubernetes protobuf; a Table (JSON only: Table has no
+ * protobuf message); or PartialObjectMetadata (JSON or protobuf).
+ */
 export type Output =
-  | { kind: "json" }
+  | { kind: "json"; protobuf?: boolean }
   | { kind: "table"; apiVersion: "meta.k8s.io/v1" | "meta.k8s.io/v1beta1" }
-  | { kind: "metadata" };
+  | { kind: "metadata"; protobuf?: boolean };
 
 interface MediaRange {
   type: string;
   params: Record<string, string>;
+  q: number;
 }
 
+/**
+ * The ranges of an Accept header, most preferred first as kube's parser orders them: by q
+ * (highest first), then a concrete type before a wildcard, then as written. q=0 is left out.
+ */
 function parseAccept(header: string): MediaRange[] {
-  return header
+  const ranges = header
     .split(",")
     .map((part) => {
       const [type, ...ps] = part.split(";").map((s) => s.trim());
@@ -21,38 +32,66 @@ function parseAccept(header: string): MediaRange[] {
         const eq = p.indexOf("=");
         if (eq > 0) params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim();
       }
-      return { type: (type ?? "").toLowerCase(), params };
+      const q = params.q === undefined ? 1 : Number(params.q);
+      return { type: (type ?? "").toLowerCase(), params, q: Number.isNaN(q) ? 0 : q };
     })
-    .filter((r) => r.type !== "" && r.params.q !== "0");
+    .filter((r) => r.type !== "" && r.q > 0);
+  const wildness = (r: MediaRange) => (r.type === "*/*" ? 2 : r.type.endsWith("/*") ? 1 : 0);
+  return ranges.sort((a, b) => b.q - a.q || wildness(a) - wildness(b));
 }
 
+const PROTOBUF = "application/vnd.kubernetes.protobuf";
+
 /**
- * Picks the output for an Accept header as kube does: the first range it can serve —
+ * Picks the output for an Accept header as kube does: the most preferred range it can serve —
  * `application/json` (plain, or `as=Table`/`as=PartialObjectMetadata[List]` in
- * `meta.k8s.io`), `*\/*` or `application/*`. None servable (e.g. protobuf only) is 406.
- * `table` is allowed only for get, list and watch.
+ * `meta.k8s.io`), `*\/*` or `application/*` (JSON), `application/vnd.kubernetes.protobuf` as
+ * PartialObjectMetadata, and plain protobuf where `protobuf` is offered (built-in kinds; a
+ * custom resource has no message). None servable is 406. `table` is allowed only for get, list and watch.
  */
-export function negotiate(accept: string | undefined, tableAllowed: boolean): Output {
+export function negotiate(
+  accept: string | undefined,
+  tableAllowed: boolean,
+  protobuf = false,
+): Output {
   if (accept === undefined || accept.trim() === "") return { kind: "json" };
   for (const r of parseAccept(accept)) {
     const json = r.type === "application/json" || r.type === "*/*" || r.type === "application/*";
-    if (!json) continue;
+    const proto = r.type === PROTOBUF;
+    if (!json && !proto) continue;
     const as = r.params.as;
-    if (as === undefined) return { kind: "json" };
-    if (r.params.g !== "meta.k8s.io") continue;
-    if (as === "Table" && tableAllowed && (r.params.v === "v1" || r.params.v === "v1beta1")) {
-      return { kind: "table", apiVersion: `meta.k8s.io/${r.params.v}` };
+    if (as === undefined) {
+      if (json) return { kind: "json" };
+      if (protobuf) return { kind: "json", protobuf: true };
+      continue;
     }
-    if (
-      (as === "PartialObjectMetadata" || as === "PartialObjectMetadataList") &&
-      (r.params.v === "v1" || r.params.v === "v1beta1")
-    ) {
-      return { kind: "metadata" };
+    if (r.params.g !== "meta.k8s.io") continue;
+    const v1 = r.params.v === "v1" || r.params.v === "v1beta1";
+    if (as === "Table" && json && tableAllowed && v1) {
+      return { kind: "table", apiVersion: `meta.k8s.io/${r.params.v as "v1" | "v1beta1"}` };
+    }
+    if ((as === "PartialObjectMetadata" || as === "PartialObjectMetadataList") && v1) {
+      return proto ? { kind: "metadata", protobuf: true } : { kind: "metadata" };
     }
   }
   throw errors.notAcceptable(
-    `only the following media types are accepted: application/json, application/json;as=Table;v=v1;g=meta.k8s.io, application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io (got ${JSON.stringify(accept)})`,
+    `only the following media types are accepted: application/json, application/json;as=Table;v=v1;g=meta.k8s.io, application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io${protobuf ? `, ${PROTOBUF}` : ""} (got ${JSON.stringify(accept)})`,
   );
+}
+
+/**
+ * {@link negotiate} for a response: one that negotiated protobuf answers in it from now on,
+ * its errors included.
+ */
+export function negotiateFor(
+  res: ServerResponse,
+  accept: string | undefined,
+  tableAllowed: boolean,
+  protobuf = false,
+): Output {
+  const output = negotiate(accept, tableAllowed, protobuf);
+  if (output.kind !== "table" && output.protobuf === true) answerInProtobuf(res);
+  return output;
 }
 
 /** The aggregated discovery versions served on `/api` and `/apis`. */

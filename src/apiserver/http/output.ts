@@ -5,6 +5,7 @@ import type { ServedResource } from "../registry/registry.ts";
 import type { ListResult } from "../registry/types.ts";
 import type { WatchEncoder } from "../watchcache/cache-event.ts";
 import type { Output } from "./negotiate.ts";
+import { PROTOBUF, protobufList } from "./protobuf-wire.ts";
 import { sendJson, sendJsonList } from "./respond.ts";
 import {
   columnsOf,
@@ -140,6 +141,21 @@ export async function sendList(
   }
   const cache = served.store.cache;
   const encoder = served.store.encoder;
+  if (output.protobuf) {
+    const items = list.items.map((e) =>
+      encoder.id === "json"
+        ? e.object
+        : (JSON.parse(cache.entryJson(e, encoder).toString()) as KubeObject),
+    );
+    const body = protobufList(
+      apiVersionOf(served.def),
+      served.def.listKind,
+      JSON.parse(metadata),
+      items,
+    );
+    sendJson(res, 200, Buffer.from(body), PROTOBUF);
+    return;
+  }
   // A custom resource's list is unstructured in kube: its metadata's keys in Go's map order,
   // and the continue token written even when there is none.
   const listMeta =

@@ -21,7 +21,6 @@ import {
   isPodReady,
   unreadyMayGo,
 } from "./disruption-budgets.ts";
-import { protoKind } from "./protobuf-body.ts";
 import { notFound } from "./request-errors.ts";
 import { sendJson, successStatus } from "./respond.ts";
 import { goBool, goInt64, goString, goStrings, goStruct } from "./typed-body.ts";
@@ -51,24 +50,6 @@ const EVICTION: CreateTarget = {
       ignoreStoreReadErrorWithClusterBreakingPotential: goBool,
     }),
   },
-  proto: protoKind({
-    2: [
-      "deleteOptions",
-      {
-        message: {
-          1: ["gracePeriodSeconds", "int"],
-          2: [
-            "preconditions",
-            { message: { 1: ["uid", "string"], 2: ["resourceVersion", "string"] } },
-          ],
-          3: ["orphanDependents", "bool"],
-          4: ["propagationPolicy", "string"],
-          5: ["dryRun", { repeated: "string" }],
-          6: ["ignoreStoreReadErrorWithClusterBreakingPotential", "bool"],
-        },
-      },
-    ],
-  }),
 };
 
 /** An Eviction's deleteOptions, as sent. */

@@ -1,6 +1,6 @@
 import { readScale } from "../registry/scale.ts";
 import { type ListParams, parseListParams } from "./list-options.ts";
-import { negotiate, type Output } from "./negotiate.ts";
+import { negotiateFor, type Output } from "./negotiate.ts";
 import { encoderFor, sendList, sendObject } from "./output.ts";
 import { sendJson } from "./respond.ts";
 import type { VerbHandler, VerbRequest } from "./types.ts";
@@ -21,7 +21,8 @@ export function isWatch(q: URLSearchParams): boolean {
 /** The output and the list parameters of a GET; a watch of one object selects its name. */
 function readParams(v: VerbRequest): { output: Output; params: ListParams } {
   const { r, served } = v;
-  const output = negotiate(v.req.headers.accept, r.subresource === "");
+  const protobuf = served.custom === undefined;
+  const output = negotiateFor(v.res, v.req.headers.accept, r.subresource === "", protobuf);
   const params = parseListParams(
     v.query,
     served.store.fieldSelectors,
@@ -34,9 +35,9 @@ function readParams(v: VerbRequest): { output: Output; params: ListParams } {
 /** GET of one object (or its `status`, or its `scale`). */
 export const get: VerbHandler = async (v) => {
   const { ctx, res, r, served } = v;
+  const { output } = readParams(v);
   if (r.subresource === "scale")
     return sendJson(res, 200, await readScale(served, r.namespace, r.name));
-  const { output } = readParams(v);
   const rv = v.query.get("resourceVersion") ?? undefined;
   const object = await served.store.get(r.namespace, r.name, rv);
   return sendObject(ctx, res, 200, served, object, output, v.query);

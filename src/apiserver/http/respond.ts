@@ -2,14 +2,22 @@ import type { ServerResponse } from "node:http";
 import { ApiError, errors, type Status } from "../../core/index.ts";
 import { isStorageError } from "../storage/storage-error.ts";
 import { ChunkWriter } from "./chunk-writer.ts";
+import { answersInProtobuf, PROTOBUF, protobufBody } from "./protobuf-wire.ts";
 
-/** Writes a JSON body (an object, or JSON already encoded: text or UTF-8 bytes). */
+/**
+ * Writes a JSON body (an object, or JSON already encoded: text or UTF-8 bytes) — or, where the
+ * client negotiated protobuf ({@link answerInProtobuf}), the same object in protobuf.
+ */
 export function sendJson(
   res: ServerResponse,
   code: number,
   body: unknown,
   contentType = "application/json",
 ): void {
+  if (contentType === "application/json" && answersInProtobuf(res)) {
+    contentType = PROTOBUF;
+    body = Buffer.from(protobufBody(body));
+  }
   const text = typeof body === "string" || Buffer.isBuffer(body) ? body : JSON.stringify(body);
   res.statusCode = code;
   res.setHeader("Content-Type", contentType);

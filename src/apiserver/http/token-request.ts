@@ -2,7 +2,6 @@ import { errors, type KubeObject } from "../../core/index.ts";
 import type { ObjectRef, TokenSubject } from "../auth/service-account-tokens.ts";
 import { timestamp } from "../registry/deletion.ts";
 import { field } from "../registry/field-errors.ts";
-import { protoKind } from "./protobuf-body.ts";
 import { goInt64, goString, goStrings, goStruct } from "./typed-body.ts";
 import {
   type CreateTarget,
@@ -43,28 +42,6 @@ const TOKEN_REQUEST: CreateTarget = {
     }),
     status: { kind: "any", go: "v1.TokenRequestStatus" },
   },
-  proto: protoKind({
-    2: [
-      "spec",
-      {
-        message: {
-          1: ["audiences", { repeated: "string" }],
-          4: ["expirationSeconds", "int"],
-          3: [
-            "boundObjectRef",
-            {
-              message: {
-                1: ["kind", "string"],
-                2: ["apiVersion", "string"],
-                3: ["name", "string"],
-                4: ["uid", "string"],
-              },
-            },
-          ],
-        },
-      },
-    ],
-  }),
   defaults: (o) => {
     const spec = (o.spec ?? {}) as Record<string, unknown>;
     spec.expirationSeconds ??= DEFAULT_EXPIRATION_SECONDS;

@@ -5,15 +5,13 @@ import { crdType } from "../managedfields/crd-schema.ts";
 import { FieldManager } from "../managedfields/field-manager.ts";
 import { fieldValidationWarnings } from "../registry/field-validation.ts";
 import { decodeObjectBody, duplicatesIn, mediaType, readBody } from "./body.ts";
-import { negotiate } from "./negotiate.ts";
-import { decodeProtobufObject, type ProtoMessage } from "./protobuf-body.ts";
+import { negotiateFor } from "./negotiate.ts";
+import { PROTOBUF } from "./protobuf-wire.ts";
 import type { ResourceTarget } from "./request-info.ts";
 import { sendJson } from "./respond.ts";
 import { type DecodeTarget, decodeTyped, inGoOrder } from "./typed-body.ts";
 import type { ResourceContext } from "./types.ts";
 import { setWarnings, writeParams } from "./write-options.ts";
-
-const PROTOBUF = "application/vnd.kubernetes.protobuf";
 
 /** A request to a resource or subresource the server answers without storing anything. */
 export interface UnstoredRequest {
@@ -40,8 +38,6 @@ export interface CreateTarget extends DecodeTarget {
   readonly accepts?: readonly string[];
   /** The subresource a create to one is recorded under in managedFields. @default none */
   readonly subresource?: string;
-  /** The kind's protobuf message, for clients that send it so (kubectl). @default JSON only */
-  readonly proto?: ProtoMessage;
   /** Sets the kind's defaults in the decoded object (kube's scheme defaulting). @default none */
   readonly defaults?: (object: UnstoredObject) => void;
 }
@@ -71,13 +67,11 @@ export async function readCreateBody(
 ): Promise<CreateBody> {
   const { req, r } = u;
   const params = writeParams(u.query, "CreateOptions", req.headers["user-agent"]);
-  negotiate(req.headers.accept, false);
+  negotiateFor(u.res, req.headers.accept, false, true);
   const bytes = await readBody(req);
   const contentType = req.headers["content-type"];
-  const protobuf = mediaType(contentType) === PROTOBUF && target.proto !== undefined;
-  const body = protobuf
-    ? decodeProtobufObject(bytes, target.proto as ProtoMessage)
-    : decodeObjectBody(bytes, contentType);
+  const protobuf = mediaType(contentType) === PROTOBUF;
+  const body = decodeObjectBody(bytes, contentType, undefined, target);
   const declared = body.apiVersion;
   if (
     declared !== undefined &&

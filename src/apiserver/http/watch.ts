@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Clock } from "../../core/index.ts";
 import type { CacheWatcher } from "../watchcache/cache-watcher.ts";
 import { ChunkWriter } from "./chunk-writer.ts";
+import { answersInProtobuf, PROTOBUF_WATCH, protobufFrameOfLine } from "./protobuf-wire.ts";
 
 /**
  * Streams a watcher to the client: HTTP 200, chunked, one JSON event per line, headers flushed
@@ -19,8 +20,9 @@ export async function streamWatch(
   watcher: CacheWatcher,
   sent?: (events: number) => void,
 ): Promise<void> {
+  const protobuf = answersInProtobuf(res);
   res.writeHead(200, {
-    "Content-Type": "application/json",
+    "Content-Type": protobuf ? PROTOBUF_WATCH : "application/json",
     "Transfer-Encoding": "chunked",
     "Cache-Control": "no-cache, private",
   });
@@ -30,8 +32,10 @@ export async function streamWatch(
   res.once("close", onClose);
   const writer = new ChunkWriter(res);
   try {
-    for await (const lines of watcher) {
+    for await (const batch of watcher) {
       if (res.destroyed) break;
+      // A protobuf watch re-encodes the cache's JSON lines as frames, one per event.
+      const lines = protobuf ? batch.map(protobufFrameOfLine) : batch;
       // The backlog goes through the writer's reused chunks; a live batch as it is. Awaited
       // only when the writer has to wait: a live event costs no promise.
       if (watcher.inBacklog) {

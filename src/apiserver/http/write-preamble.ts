@@ -1,6 +1,6 @@
 import type { FieldValidation } from "../registry/types.ts";
 import { readBody } from "./body.ts";
-import { negotiate, type Output } from "./negotiate.ts";
+import { negotiateFor, type Output } from "./negotiate.ts";
 import type { VerbRequest } from "./types.ts";
 import { writeParams } from "./write-options.ts";
 
@@ -38,8 +38,11 @@ export async function writePreamble(
 ): Promise<WriteRequest> {
   const { req } = v;
   const params = writeParams(v.query, kind, req.headers["user-agent"], how.apply ?? false);
+  const protobuf = v.served.custom === undefined;
   const output: Output =
-    how.negotiate === false ? { kind: "json" } : negotiate(req.headers.accept, false);
+    how.negotiate === false
+      ? { kind: "json" }
+      : negotiateFor(v.res, req.headers.accept, false, protobuf);
   const bytes = await readBody(req);
   return { ...params, output, bytes, contentType: req.headers["content-type"] };
 }

@@ -114,6 +114,11 @@ function objectWrite(
   );
 }
 
+/** The kind a protobuf body decodes to, where the resource has one (no custom resource). */
+function protobufFor(v: VerbRequest, type: { apiVersion: string; kind: string }) {
+  return v.served.custom === undefined ? type : undefined;
+}
+
 /** POST to a collection, or to a subresource that is created (a pod's `binding`). */
 export const create: VerbHandler = async (v) => {
   const { ctx, res, r, served, warnings } = v;
@@ -126,7 +131,10 @@ export const create: VerbHandler = async (v) => {
   }
   const w = await writePreamble(v, "CreateOptions");
   const type = bodyTypeOf(v);
-  const body = checkBodyType(decodeObjectBody(w.bytes, w.contentType, type.kind), type);
+  const body = checkBodyType(
+    decodeObjectBody(w.bytes, w.contentType, type.kind, protobufFor(v, type)),
+    type,
+  );
   const duplicateFields = duplicatesIn(w.bytes, w.contentType, w.fieldValidation);
   const created = await served.store.create(r.namespace, body, objectWrite(v, w, duplicateFields));
   setWarnings(res, warnings);
@@ -142,7 +150,13 @@ async function createSubresource(v: VerbRequest): Promise<void> {
   const { r, served } = v;
   const w = await writePreamble(v, "CreateOptions", { negotiate: false });
   const kind = subresourceKind(r.subresource) ?? served.def.kind;
-  const object = checkBodyType(decodeObjectBody(w.bytes, w.contentType, kind), {
+  // The one subresource created with a body of its own kind is a pod's binding (core v1).
+  const bodyType = {
+    ...bodyTypeOf(v),
+    kind,
+    apiVersion: kind === "Binding" ? "v1" : bodyTypeOf(v).apiVersion,
+  };
+  const object = checkBodyType(decodeObjectBody(w.bytes, w.contentType, kind, bodyType), {
     ...bodyTypeOf(v),
     kind,
     of: `${served.def.plural}/${r.subresource}`,
@@ -170,6 +184,10 @@ export const update: VerbHandler = async (v) => {
     w.bytes,
     w.contentType,
     r.subresource === "scale" ? "Scale" : served.def.kind,
+    protobufFor(
+      v,
+      r.subresource === "scale" ? { apiVersion: "autoscaling/v1", kind: "Scale" } : bodyTypeOf(v),
+    ),
   );
   if (r.subresource === "scale") {
     const options = ctx.fields.managed(served, { dryRun: w.dryRun }, w.manager, "scale");

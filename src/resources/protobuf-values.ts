@@ -1,0 +1,86 @@
+/*
+ * The JSON forms of the values Go marshals by hand in Kubernetes' protobuf messages: metav1.Time
+ * (RFC 3339 in UTC, whole seconds), metav1.MicroTime (six fractional digits, always) and
+ * metav1.Duration (Go's time.Duration text: "1h2m3.5s", "1.5ms", "0s").
+ */
+
+/** `2026-11-27T16:58:04Z` from Unix seconds, as metav1.Time writes it. */
+export function formatTime(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().replace(/\.\d+Z$/, "Z");
+}
+
+/** `2026-11-27T16:58:04.123456Z`, as metav1.MicroTime writes it (nanos cut to micros). */
+export function formatMicroTime(seconds: number, nanos: number): string {
+  const micros = String(Math.floor(nanos / 1000)).padStart(6, "0");
+  return `${formatTime(seconds)}`.replace(/Z$/, `.${micros}Z`);
+}
+
+const RFC3339 = /^(\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** Unix seconds and nanoseconds of an RFC 3339 time; throws on any other text. */
+export function parseTime(text: string): { seconds: number; nanos: number } {
+  const m = RFC3339.exec(text);
+  const ms = m === null ? Number.NaN : Date.parse(`${m[1]}${m[3]}`);
+  if (m === null || Number.isNaN(ms)) {
+    throw new Error(`${JSON.stringify(text)} is not an RFC 3339 time`);
+  }
+  return { seconds: Math.floor(ms / 1000), nanos: Number((m[2] ?? "").padEnd(9, "0")) };
+}
+
+/** `v` in units of `10^digits`, its fraction's trailing zeros cut: frac(1500, 3) is "1.5". */
+function frac(v: number, digits: number): string {
+  const scale = 10 ** digits;
+  const whole = Math.floor(v / scale);
+  const rest = String(v % scale)
+    .padStart(digits, "0")
+    .replace(/0+$/, "");
+  return rest === "" ? String(whole) : `${whole}.${rest}`;
+}
+
+/** Go's `time.Duration.String()` of a count of nanoseconds. */
+export function formatDuration(nanos: number): string {
+  if (nanos === 0) return "0s";
+  let u = Math.abs(nanos);
+  let text: string;
+  if (u < 1e3) text = `${u}ns`;
+  else if (u < 1e6) text = `${frac(u, 3)}µs`;
+  else if (u < 1e9) text = `${frac(u, 6)}ms`;
+  else {
+    const hours = Math.floor(u / 3.6e12);
+    u -= hours * 3.6e12;
+    const minutes = Math.floor(u / 6e10);
+    u -= minutes * 6e10;
+    text = `${hours > 0 ? `${hours}h` : ""}${hours > 0 || minutes > 0 ? `${minutes}m` : ""}${frac(u, 9)}s`;
+  }
+  return nanos < 0 ? `-${text}` : text;
+}
+
+const UNIT_NANOS: Readonly<Record<string, number>> = {
+  ns: 1,
+  us: 1e3,
+  µs: 1e3,
+  μs: 1e3,
+  ms: 1e6,
+  s: 1e9,
+  m: 6e10,
+  h: 3.6e12,
+};
+
+/** Go's `time.ParseDuration`: "1h2m3.5s", "-1.5ms", "0"; throws on any other text. */
+export function parseDuration(text: string): number {
+  const sign = text.startsWith("-") ? -1 : 1;
+  const body = text.replace(/^[-+]/, "");
+  if (body === "0") return 0;
+  const part = /(\d*\.?\d*)(ns|us|µs|μs|ms|s|m|h)/y;
+  let total = 0;
+  let at = 0;
+  while (at < body.length) {
+    part.lastIndex = at;
+    const m = part.exec(body);
+    if (m === null || m[1] === "" || m[1] === ".") break;
+    total += Number(m[1]) * UNIT_NANOS[m[2]!]!;
+    at = part.lastIndex;
+  }
+  if (body === "" || at < body.length) throw new Error(`${JSON.stringify(text)} is not a duration`);
+  return sign * Math.round(total);
+}
