@@ -296,6 +296,11 @@ describe("content negotiation with protobuf", () => {
     };
     assert.equal(await accept(`application/json;q=0.5, ${PB};q=0.9`), `200 ${PB}`);
     assert.equal(await accept(`${PB};q=0.5, application/json;q=0.9`), "200 application/json");
+    // kube's parser: q=0 only sorts last, a q that does not parse is 0, and a concrete type goes
+    // before */* whatever their q.
+    assert.equal(await accept(`${PB};q=0`), `200 ${PB}`);
+    assert.equal(await accept(`${PB};q=abc, application/json;q=0.1`), "200 application/json");
+    assert.equal(await accept(`*/*;q=1, ${PB};q=0.1`), `200 ${PB}`);
     assert.equal(
       await accept(`${PB};as=Table;v=v1;g=meta.k8s.io, application/json`),
       "200 application/json",

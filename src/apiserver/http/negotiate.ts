@@ -19,8 +19,11 @@ interface MediaRange {
 }
 
 /**
- * The ranges of an Accept header, most preferred first as kube's parser orders them: by q
- * (highest first), then a concrete type before a wildcard, then as written. q=0 is left out.
+ * The ranges of an Accept header, most preferred first, ordered as kube's parser (goautoneg)
+ * orders them: an insertion sort where a range goes before another with a lower q, or with a
+ * wildcard where it has none — a concrete type passes `*\/*` whatever their q — and otherwise
+ * keeps its place. q=0 is not "not acceptable" there: it only sorts last; a q that does not
+ * parse is 0.
  */
 function parseAccept(header: string): MediaRange[] {
   const ranges = header
@@ -35,9 +38,19 @@ function parseAccept(header: string): MediaRange[] {
       const q = params.q === undefined ? 1 : Number(params.q);
       return { type: (type ?? "").toLowerCase(), params, q: Number.isNaN(q) ? 0 : q };
     })
-    .filter((r) => r.type !== "" && r.q > 0);
-  const wildness = (r: MediaRange) => (r.type === "*/*" ? 2 : r.type.endsWith("/*") ? 1 : 0);
-  return ranges.sort((a, b) => b.q - a.q || wildness(a) - wildness(b));
+    .filter((r) => r.type !== "");
+  const [major, minor] = [
+    (r: MediaRange) => r.type.split("/")[0],
+    (r: MediaRange) => r.type.split("/")[1],
+  ];
+  const before = (a: MediaRange, b: MediaRange) =>
+    a.q > b.q || (major(a) !== "*" && major(b) === "*") || (minor(a) !== "*" && minor(b) === "*");
+  for (let i = 1; i < ranges.length; i++) {
+    for (let j = i; j > 0 && before(ranges[j]!, ranges[j - 1]!); j--) {
+      [ranges[j - 1], ranges[j]] = [ranges[j]!, ranges[j - 1]!];
+    }
+  }
+  return ranges;
 }
 
 const PROTOBUF = "application/vnd.kubernetes.protobuf";
