@@ -3,7 +3,11 @@
  * until the server ends it at `timeoutSeconds`). Only the status, the Content-Type and the body
  * are kept; every other header differs between servers for reasons no client relies on.
  */
+import { decodeObject, encodeObject } from "kontroller/resources";
 import { Agent, request } from "undici";
+
+/** Kubernetes protobuf's media type. */
+export const PROTOBUF = "application/vnd.kubernetes.protobuf";
 
 /** A request of a scenario step, as sent. */
 export interface CompatRequest {
@@ -24,8 +28,16 @@ export interface CompatReply {
   readonly status: number;
   /** The Content-Type header, or "" where there is none. */
   readonly contentType: string;
-  /** Parsed JSON; a watch's events as an array; text that is not JSON as a string. */
+  /**
+   * Parsed JSON; a watch's events as an array; text that is not JSON as a string; a protobuf
+   * body decoded to its JSON.
+   */
   readonly body: unknown;
+  /**
+   * Of a protobuf body: whether the codec, encoding what it decoded, writes the very bytes the
+   * server sent.
+   */
+  readonly protobufReencoded?: boolean;
 }
 
 /** One server the suite talks to. */
@@ -73,11 +85,15 @@ export function httpBackend(
         body,
         dispatcher,
       });
-      const text = await res.body.text();
-      const contentType = res.headers["content-type"];
+      const bytes = Buffer.from(await res.body.arrayBuffer());
+      const contentType = String(res.headers["content-type"] ?? "");
+      if (contentType === PROTOBUF && !req.watch) {
+        return { status: res.statusCode, contentType, ...decodeProtobuf(bytes) };
+      }
+      const text = bytes.toString("utf8");
       return {
         status: res.statusCode,
-        contentType: typeof contentType === "string" ? contentType : "",
+        contentType,
         body: req.watch && res.statusCode === 200 ? watchEvents(text) : parse(text),
       };
     },
@@ -86,6 +102,15 @@ export function httpBackend(
       await close();
     },
   };
+}
+
+function decodeProtobuf(bytes: Buffer): { body: unknown; protobufReencoded: boolean } {
+  try {
+    const body = decodeObject(bytes);
+    return { body, protobufReencoded: Buffer.from(encodeObject(body)).equals(bytes) };
+  } catch (err) {
+    return { body: `undecodable protobuf: ${String(err)}`, protobufReencoded: false };
+  }
 }
 
 function parse(text: string): unknown {

@@ -10,7 +10,7 @@ export const knownDifferences: readonly KnownDifference[] = [
     reason:
       "kube-apiserver's last page of a selected list carries a continue token while objects the selector does not match remain after it; the embedded server's carries one only while matches remain. Either is allowed: a client follows the token to an empty page",
     matches: (d, at) =>
-      d.step === "list the next page" &&
+      (d.step === "list the next page" || d.step === "list the next page (protobuf)") &&
       at?.path === "metadata.continue" &&
       // None on a built-in list; "" on a custom resource's (unstructured, as kube writes it).
       (at.embedded === undefined || at.embedded === ""),

@@ -10,9 +10,16 @@
  */
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import { kindMessage } from "kontroller/resources";
 import { findKubeApiServer, startKubeApiServer, startTestServer } from "kontroller/testing";
 import { compareReplies, type Difference } from "./difference.ts";
-import { type Backend, type CompatReply, type CompatRequest, httpBackend } from "./http.ts";
+import {
+  type Backend,
+  type CompatReply,
+  type CompatRequest,
+  httpBackend,
+  PROTOBUF,
+} from "./http.ts";
 import { knownDifferences } from "./known-differences.ts";
 import {
   compatibilitySection,
@@ -100,6 +107,8 @@ interface ScenarioResult {
   readonly sameStatus: number;
   readonly sameBody: number;
   readonly differences: Difference[];
+  /** The protobuf twins: replies, and those whose bytes the codec re-encodes identically. */
+  readonly protobuf: { replies: number; referenceBytes: number; embeddedBytes: number };
 }
 
 async function runScenario(
@@ -111,7 +120,13 @@ async function runScenario(
   const saved: [Map<string, unknown>, Map<string, unknown>] = [new Map(), new Map()];
   const r = scenario.resource;
   const isServed = r === undefined || served.has(`${r.group}/${r.plural}`);
-  const result = { requests: 0, sameStatus: 0, sameBody: 0, differences: [] as Difference[] };
+  const result = {
+    requests: 0,
+    sameStatus: 0,
+    sameBody: 0,
+    differences: [] as Difference[],
+    protobuf: { replies: 0, referenceBytes: 0, embeddedBytes: 0 },
+  };
   for (const step of scenario.steps) {
     const requests = [step.request(saved[0]), step.request(saved[1])] as const;
     const [a, b] = await Promise.all([send(reference, requests[0]), send(embedded, requests[1])]);
@@ -130,8 +145,36 @@ async function runScenario(
     if (outcome.sameStatus) result.sameStatus++;
     if (outcome.sameBody) result.sameBody++;
     if (outcome.difference !== undefined) result.differences.push(outcome.difference);
+    if (!protobufTwin(requests[0], a)) continue;
+    // The same read in protobuf, of every built-in object or list a scenario reads as JSON.
+    const twins = [
+      { ...requests[0], accept: PROTOBUF },
+      { ...requests[1], accept: PROTOBUF },
+    ] as const;
+    const [pa, pb] = await Promise.all([send(reference, twins[0]), send(embedded, twins[1])]);
+    const twin = compareReplies({ ...where, step: `${step.name} (protobuf)` }, twins[0], pa, pb);
+    result.requests++;
+    if (twin.sameStatus) result.sameStatus++;
+    if (twin.sameBody) result.sameBody++;
+    if (twin.difference !== undefined) result.differences.push(twin.difference);
+    result.protobuf.replies++;
+    if (pa.protobufReencoded) result.protobuf.referenceBytes++;
+    if (pb.protobufReencoded) result.protobuf.embeddedBytes++;
   }
   return result;
+}
+
+/** A GET answered with a built-in object or list in JSON: one to ask again in protobuf. */
+function protobufTwin(req: CompatRequest, reply: CompatReply): boolean {
+  if (req.method !== "GET" || req.watch || req.accept !== undefined || reply.status !== 200) {
+    return false;
+  }
+  const body = reply.body as { apiVersion?: unknown; kind?: unknown } | undefined;
+  return (
+    typeof body?.apiVersion === "string" &&
+    typeof body.kind === "string" &&
+    kindMessage(body.apiVersion, body.kind) !== undefined
+  );
 }
 
 async function runAll(reference: Backend, embedded: Backend): Promise<void> {
@@ -140,11 +183,15 @@ async function runAll(reference: Backend, embedded: Backend): Promise<void> {
   const served = await servedBy(embedded);
   const [discovery, ...rest] = allScenarios();
   const totals = { requests: 0, sameStatus: 0, sameBody: 0 };
+  const protobuf = { replies: 0, referenceBytes: 0, embeddedBytes: 0 };
   const differences: Difference[] = [];
   const report = (scenario: Scenario, result: ScenarioResult) => {
     totals.requests += result.requests;
     totals.sameStatus += result.sameStatus;
     totals.sameBody += result.sameBody;
+    protobuf.replies += result.protobuf.replies;
+    protobuf.referenceBytes += result.protobuf.referenceBytes;
+    protobuf.embeddedBytes += result.protobuf.embeddedBytes;
     differences.push(...result.differences);
     const differ = result.differences.length;
     const lines = [
@@ -172,12 +219,14 @@ async function runAll(reference: Backend, embedded: Backend): Promise<void> {
   if (groups.length > PRINTED_CAUSES) {
     console.log(`  … and ${groups.length - PRINTED_CAUSES} more causes, each in fewer requests`);
   }
+  const protobufLine = `compat: ${protobuf.replies} reads asked again in protobuf; the codec re-encodes ${reference.name}'s bytes identically for ${protobuf.referenceBytes}, the ${embedded.name} server's for ${protobuf.embeddedBytes}`;
+  console.log(protobufLine);
   if (reference.name === "kube-apiserver") {
     const version = await send(reference, { method: "GET", path: "/version" });
     const against = `kube-apiserver ${stringAt(version.body, "gitVersion") ?? "(unknown version)"}`;
     await writeCompatibilityDoc(
       DOC,
-      compatibilitySection(totals, against, resources.length, groups),
+      compatibilitySection(totals, against, resources.length, groups, protobufLine),
     );
     console.log(`compat: wrote the differences to ${DOC}`);
   }
