@@ -180,10 +180,15 @@ function readFieldsInto(
         `${where}: field ${no} (${f.json || "inline"}) is ${wireName(f.wire)}, but arrived as ${wireName(wire)}`,
       );
     }
-    if (packed) {
-      const stop = lengthEnd(r, end, `${where}.${f.json}`);
-      while (r.pos < stop) each(f, 0);
-    } else each(f, wire);
+    try {
+      if (packed) {
+        const stop = lengthEnd(r, end, `${where}.${f.json}`);
+        while (r.pos < stop) each(f, 0);
+      } else each(f, wire);
+    } catch (err) {
+      if (err instanceof ProtobufError) throw err;
+      throw new ProtobufError(`${where}.${f.json || "inline"}: ${errorMessage(err)}`);
+    }
   }
   if (r.pos !== end) {
     throw new ProtobufError(`${where}: a field runs past the end of the message`);
@@ -209,7 +214,7 @@ function readFields(r: BinaryReader, end: number, m: ProtoMessage, out: Json) {
       } else if (f.pointer) {
         if (value === undefined) delete out[f.json];
         else out[f.json] = value;
-      } else if (isEmpty(value)) delete out[f.json];
+      } else if (isZero(f, value)) delete out[f.json];
       else out[f.json] = value;
     },
     m.name,
@@ -261,7 +266,13 @@ function readMapEntry(
     else r.skip(wire, no);
   }
   if (r.pos !== end) throw new ProtobufError(`${where}: a map entry runs past its end`);
-  entries[key] = value ?? zeroOf(f);
+  // Defined, not assigned: a key "__proto__" is an ordinary key, as JSON.parse makes it.
+  Object.defineProperty(entries, key, {
+    value: value ?? zeroOf(f),
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
 }
 
 /** The hand-marshalled messages: their fields read, then turned into their JSON form. */
@@ -314,9 +325,28 @@ function zeroOf(f: ProtoField): unknown {
   return f.scalar === "bool" ? false : f.scalar === "int32" || f.scalar === "int64" ? 0 : "";
 }
 
-function isEmpty(v: unknown): boolean {
-  if (v === undefined || v === "" || v === 0 || v === false || v === "0") return true;
-  return typeof v === "object" && v !== null && !Array.isArray(v) && isEmptyObject(v);
+/**
+ * Whether a non-pointer field's value is Go's zero value, which Go writes for an absent field
+ * too. A value that only looks empty is not: the string "0" (only a Quantity's "0" is its zero),
+ * a string IntOrString "" (Type String), an embedded object {} (raw bytes "{}"), bytes "" (set,
+ * though empty, on the wire).
+ */
+function isZero(f: ProtoField, v: unknown): boolean {
+  if (v === undefined) return true;
+  switch (f.message?.special) {
+    case undefined:
+      break;
+    case "quantity":
+      return v === "0";
+    case "intOrString":
+      return v === 0;
+    case "duration":
+      return v === "0s";
+    default:
+      return false;
+  }
+  if (f.message !== undefined) return typeof v === "object" && v !== null && isEmptyObject(v);
+  return f.scalar !== "bytes" && (v === "" || v === 0 || v === false);
 }
 
 function isEmptyObject(v: object): boolean {
@@ -332,7 +362,7 @@ function writeFields(w: BinaryWriter, object: Json, m: ProtoMessage): void {
     if (f.map) {
       if (v === null || typeof v !== "object") continue;
       const entries = v as Json;
-      for (const key of Object.keys(entries).sort()) {
+      for (const key of Object.keys(entries).sort(byUtf8)) {
         w.tag(f.no, WireType.LengthDelimited).fork();
         w.tag(1, WireType.LengthDelimited).string(key);
         const value = entries[key];
@@ -344,6 +374,11 @@ function writeFields(w: BinaryWriter, object: Json, m: ProtoMessage): void {
     } else if (v !== undefined && v !== null) writeValue(w, f.no, f, v);
     else if (!f.pointer && f.scalar !== "bytes") writeZero(w, f);
   }
+}
+
+/** Go's order of strings, by their UTF-8 bytes (UTF-16 units put U+E000–U+FFFF after emoji). */
+function byUtf8(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
 /** What Go writes for a non-pointer field the object lacks: its zero value. */

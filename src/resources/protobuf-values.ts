@@ -17,10 +17,16 @@ export function formatMicroTime(seconds: number, nanos: number): string {
 
 const RFC3339 = /^(\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;
 
+/** True when a date and time of day names a real one: Date.parse rolls 02-30 over, Go refuses. */
+function inRange(dateTime: string): boolean {
+  const ms = Date.parse(`${dateTime}Z`);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().startsWith(dateTime.toUpperCase());
+}
+
 /** Unix seconds and nanoseconds of an RFC 3339 time; throws on any other text. */
 export function parseTime(text: string): { seconds: number; nanos: number } {
   const m = RFC3339.exec(text);
-  const ms = m === null ? Number.NaN : Date.parse(`${m[1]}${m[3]}`);
+  const ms = m === null || !inRange(m[1]!) ? Number.NaN : Date.parse(`${m[1]}${m[3]}`);
   if (m === null || Number.isNaN(ms)) {
     throw new Error(`${JSON.stringify(text)} is not an RFC 3339 time`);
   }
@@ -66,21 +72,49 @@ const UNIT_NANOS: Readonly<Record<string, number>> = {
   h: 3.6e12,
 };
 
-/** Go's `time.ParseDuration`: "1h2m3.5s", "-1.5ms", "0"; throws on any other text. */
+/** The largest count of nanoseconds an int64 holds, plus one. */
+const INT64_LIMIT = 2n ** 63n;
+
+/**
+ * A fraction's digits as Go reads them: as an integer and its power of ten, digits past what an
+ * int64 holds ignored.
+ */
+function fraction(digits: string): { f: bigint; scale: number } {
+  let f = 0n;
+  let scale = 1;
+  for (const d of digits) {
+    const next = f * 10n + BigInt(d);
+    if (next >= INT64_LIMIT) break;
+    f = next;
+    scale *= 10;
+  }
+  return { f, scale };
+}
+
+/**
+ * Go's `time.ParseDuration`: "1h2m3.5s", "-1.5ms", "0"; throws on any other text and past the
+ * int64 range. Each part counts exactly in whole units; its fraction is cut (not rounded) to the
+ * nanosecond, as Go cuts it.
+ */
 export function parseDuration(text: string): number {
-  const sign = text.startsWith("-") ? -1 : 1;
+  const fail = () => new Error(`${JSON.stringify(text)} is not a duration`);
+  const negative = text.startsWith("-");
   const body = text.replace(/^[-+]/, "");
   if (body === "0") return 0;
-  const part = /(\d*\.?\d*)(ns|us|µs|μs|ms|s|m|h)/y;
-  let total = 0;
+  if (body === "") throw fail();
+  const part = /(\d*)(?:\.(\d*))?(ns|us|µs|μs|ms|s|m|h)/y;
+  let total = 0n;
   let at = 0;
   while (at < body.length) {
     part.lastIndex = at;
     const m = part.exec(body);
-    if (m === null || m[1] === "" || m[1] === ".") break;
-    total += Number(m[1]) * UNIT_NANOS[m[2]!]!;
+    if (m === null || (m[1] === "" && !m[2])) throw fail();
+    const unit = UNIT_NANOS[m[3]!]!;
+    const { f, scale } = fraction(m[2] ?? "");
+    total += BigInt(m[1] || "0") * BigInt(unit) + BigInt(Math.trunc(Number(f) * (unit / scale)));
+    if (total > INT64_LIMIT) throw fail();
     at = part.lastIndex;
   }
-  if (body === "" || at < body.length) throw new Error(`${JSON.stringify(text)} is not a duration`);
-  return sign * Math.round(total);
+  if (!negative && total === INT64_LIMIT) throw fail();
+  return negative ? -Number(total) || 0 : Number(total);
 }
