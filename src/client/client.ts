@@ -58,6 +58,14 @@ export interface ClientOptions {
    * @default "main"
    */
   streamThread?: "worker" | "main";
+  /**
+   * How objects travel: `"json"`, or `"protobuf"` — Kubernetes protobuf for the built-in kinds
+   * (reads, lists and watches decoded as the bytes arrive; creates and updates sent in it; errors
+   * read from it), as client-go's protobuf clients do. Custom resources, patches and delete
+   * options stay JSON, as in kube.
+   * @default "json"
+   */
+  contentType?: "json" | "protobuf";
 }
 
 /**
@@ -124,6 +132,7 @@ export class Client {
           integer: true,
         },
       ),
+      protobuf: contentTypeOf(options.contentType) === "protobuf",
     });
   }
 
@@ -273,4 +282,10 @@ function urlTransport(
   if (token === undefined) return new HttpTransport({ url, ...options });
   const authorization = `Bearer ${token}`;
   return new HttpTransport({ url, ...options, headers: () => ({ authorization }) });
+}
+
+/** The `contentType` option, checked. */
+function contentTypeOf(value: unknown): "json" | "protobuf" {
+  if (value === undefined || value === "json" || value === "protobuf") return value ?? "json";
+  throw new InvalidOptionError("Client", "contentType", value, 'must be "json" or "protobuf"');
 }

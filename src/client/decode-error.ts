@@ -24,7 +24,9 @@ export type DecodeErrorReason =
   /** The body ended (or broke off) in the middle of a line or of the list. */
   | "Truncated"
   /** A single watch line or list item larger than the configured limit. */
-  | "TooLarge";
+  | "TooLarge"
+  /** A protobuf body, list item or watch frame that is not the message it should be. */
+  | "InvalidProtobuf";
 
 /** Offending bytes are cut to this many characters in messages and in {@link DecodeError.sample}. */
 export const SAMPLE_LENGTH = 256;

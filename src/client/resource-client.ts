@@ -11,11 +11,17 @@ import {
   type Status,
   type WatchEvent,
 } from "../core/index.ts";
-import { apiVersionOf, isNamespaced, type ResourceDefinition } from "../resources/index.ts";
+import {
+  apiVersionOf,
+  encodeObject,
+  isNamespaced,
+  kindMessage,
+  type ResourceDefinition,
+} from "../resources/index.ts";
 import { DecodeError } from "./decode-error.ts";
-import { LineSplitter } from "./line-splitter.ts";
 import { ListDecoder, type ListEnvelope } from "./list-decoder.ts";
 import { collectionPath, objectPath, queryString, withQuery } from "./paths.ts";
+import { ProtobufListDecoder } from "./protobuf-stream.ts";
 import type {
   DeleteCollectionOptions,
   DeleteOptions,
@@ -28,9 +34,10 @@ import type {
   WatchOptions,
   WriteOptions,
 } from "./request-options.ts";
-import type { RestClient } from "./rest-client.ts";
+import { PROTOBUF, type RestClient } from "./rest-client.ts";
 import type { TransportResponse } from "./transport.ts";
-import { checkObject, decodeWatchLine, type ExpectedKind } from "./watch-decoder.ts";
+import { checkObject, type ExpectedKind } from "./watch-decoder.ts";
+import { jsonEvents, protobufEvents } from "./watch-stream.ts";
 
 const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
   json: "application/json-patch+json",
@@ -40,6 +47,9 @@ const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
 };
 
 const JSON_BODY = { "content-type": "application/json" };
+
+/** What a protobuf client accepts: protobuf, or JSON where the server has no protobuf for it. */
+const PROTOBUF_ACCEPT = `${PROTOBUF}, application/json`;
 
 /** Options for {@link ResourceClient} (`client.resource(...)` makes them). */
 export interface ResourceClientOptions<T extends KubeObject> {
@@ -67,6 +77,8 @@ export class ResourceClient<T extends KubeObject> {
   readonly #rest: RestClient;
   readonly #expect: ExpectedKind;
   readonly #typeMetaPrefix: string;
+  /** Accept (and send) protobuf: asked for by the client, and the kind has a message. */
+  readonly #protobuf: boolean;
 
   constructor(options: ResourceClientOptions<T>) {
     const { rest, definition, namespace } = options;
@@ -83,6 +95,13 @@ export class ResourceClient<T extends KubeObject> {
     this.namespace = isNamespaced(definition) ? namespace : undefined;
     this.#expect = { kind: definition.kind, apiVersion: apiVersionOf(definition) };
     this.#typeMetaPrefix = `{"kind":${JSON.stringify(definition.kind)},"apiVersion":${JSON.stringify(this.#expect.apiVersion)},`;
+    this.#protobuf =
+      rest.protobuf && kindMessage(this.#expect.apiVersion, definition.kind) !== undefined;
+  }
+
+  /** The Accept header of a read, or of a write's answer. */
+  #accept(): Record<string, string> {
+    return this.#protobuf ? { accept: PROTOBUF_ACCEPT } : {};
   }
 
   /** The same client bound to `namespace`. */
@@ -94,7 +113,12 @@ export class ResourceClient<T extends KubeObject> {
   get(name: string, options: GetOptions = {}): Promise<T> {
     const path = objectPath(this.definition, this.#namespaceFor(undefined), name);
     const q = queryString({ resourceVersion: options.resourceVersion });
-    return this.#rest.json<T>({ method: "GET", path: withQuery(path, q), signal: options.signal });
+    return this.#rest.json<T>({
+      method: "GET",
+      path: withQuery(path, q),
+      headers: this.#accept(),
+      signal: options.signal,
+    });
   }
 
   /**
@@ -116,12 +140,18 @@ export class ResourceClient<T extends KubeObject> {
     );
     const signal = options.signal;
     return this.#rest.withRetries(true, signal, async () => {
-      const res = await this.#rest.send({ method: "GET", path, signal });
+      const res = await this.#rest.send({ method: "GET", path, headers: this.#accept(), signal });
       const items: T[] = [];
-      const decoder = new ListDecoder(
-        (text) => items.push(this.#decodeItem(text)),
-        this.#rest.maxObjectBytes,
-      );
+      const decoder =
+        res.header("content-type") === PROTOBUF
+          ? new ProtobufListDecoder((item) => {
+              checkObject(item, this.#expect, false, () => JSON.stringify(item));
+              items.push(item as T);
+            }, this.#rest.maxObjectBytes)
+          : new ListDecoder(
+              (text) => items.push(this.#decodeItem(text)),
+              this.#rest.maxObjectBytes,
+            );
       try {
         for await (const chunk of res.body) decoder.push(chunk);
       } finally {
@@ -221,48 +251,14 @@ export class ResourceClient<T extends KubeObject> {
     const res = await this.#rest.send({
       method: "GET",
       path,
+      headers: this.#accept(),
       signal: options.signal,
       stream: true,
     });
-    return this.#events(res, path);
-  }
-
-  async *#events(
-    res: TransportResponse,
-    path: string,
-  ): AsyncGenerator<readonly WatchEvent<T>[], void, undefined> {
-    const splitter = new LineSplitter(this.#rest.maxObjectBytes);
-    const lines: string[] = [];
-    try {
-      for await (const chunk of res.body) {
-        splitter.push(chunk, lines);
-        if (lines.length === 0) continue;
-        const batch: WatchEvent<T>[] = [];
-        let failure: unknown;
-        for (const line of lines) {
-          try {
-            const event = decodeWatchLine<T>(line, this.#expect);
-            if (event.type === "ERROR") throw new ApiError(event.object);
-            batch.push(event);
-          } catch (err) {
-            failure = err;
-            break;
-          }
-        }
-        lines.length = 0;
-        if (batch.length > 0) yield batch;
-        if (failure !== undefined) throw failure;
-      }
-    } finally {
-      res.discard();
-    }
-    if (splitter.pendingBytes > 0) {
-      throw new DecodeError(
-        "Truncated",
-        `GET ${path}: the watch ended inside a line`,
-        splitter.pendingText(),
-      );
-    }
+    const stream = { res, path, expect: this.#expect, maxBytes: this.#rest.maxObjectBytes };
+    return res.header("content-type")?.startsWith(PROTOBUF)
+      ? protobufEvents<T>(stream)
+      : jsonEvents<T>(stream);
   }
 
   /** Creates `obj` (in the bound namespace, or the object's). */
@@ -306,7 +302,7 @@ export class ResourceClient<T extends KubeObject> {
     return this.#rest.json<T | Status>({
       method: "DELETE",
       path,
-      headers: JSON_BODY,
+      headers: { ...JSON_BODY, ...this.#accept() },
       body: JSON.stringify(deleteBody(options)),
       signal: options.signal,
     });
@@ -321,7 +317,7 @@ export class ResourceClient<T extends KubeObject> {
     return this.#rest.json({
       method: "DELETE",
       path,
-      headers: JSON_BODY,
+      headers: { ...JSON_BODY, ...this.#accept() },
       body: JSON.stringify(deleteBody(options)),
       signal: options.signal,
     });
@@ -341,11 +337,15 @@ export class ResourceClient<T extends KubeObject> {
       fieldValidation: options.fieldValidation,
       force,
     });
+    // A whole object goes in protobuf where the client speaks it; a patch is always JSON.
+    const protobuf = this.#protobuf && method !== "PATCH";
     return this.#rest.json<T>({
       method,
       path: withQuery(path, q),
-      headers: { "content-type": contentType },
-      body: JSON.stringify(body),
+      headers: { "content-type": protobuf ? PROTOBUF : contentType, ...this.#accept() },
+      body: protobuf
+        ? encodeObject({ ...this.#expect, ...(body as object) })
+        : JSON.stringify(body),
       signal: options.signal,
     });
   }

@@ -3,6 +3,7 @@
  * otherwise a Status built from the HTTP code (as client-go's `NewGenericServerResponse` does).
  */
 import { ApiError, isStatus, type Status, type StatusReason } from "../core/index.ts";
+import { decodeObject } from "../resources/index.ts";
 import { sampleOf } from "./decode-error.ts";
 import type { TransportResponse } from "./transport.ts";
 
@@ -29,6 +30,11 @@ const REASONS: Readonly<Record<number, StatusReason>> = {
 
 /** Reads at most {@link MAX_ERROR_BODY} bytes of a body as text, then releases the connection. */
 export async function readErrorBody(res: TransportResponse): Promise<string> {
+  return (await readErrorBytes(res)).toString("utf8");
+}
+
+/** Reads at most {@link MAX_ERROR_BODY} bytes of a body, then releases the connection. */
+async function readErrorBytes(res: TransportResponse): Promise<Buffer> {
   const parts: Buffer[] = [];
   let size = 0;
   try {
@@ -42,7 +48,7 @@ export async function readErrorBody(res: TransportResponse): Promise<string> {
   } finally {
     res.discard();
   }
-  return Buffer.concat(parts).toString("utf8", 0, Math.min(size, MAX_ERROR_BODY));
+  return Buffer.concat(parts).subarray(0, Math.min(size, MAX_ERROR_BODY));
 }
 
 /** Parses `Retry-After` (seconds; HTTP dates are not used by the API server). */
@@ -63,14 +69,19 @@ export async function errorFromResponse(
   method: string,
   path: string,
 ): Promise<ApiError> {
-  const text = await readErrorBody(res);
+  const bytes = await readErrorBytes(res);
+  const text = bytes.toString("utf8");
   const retryAfter = retryAfterSeconds(res);
   let status: Status | undefined;
   try {
-    const parsed: unknown = JSON.parse(text);
+    // A client that asked for protobuf gets its errors' Status in protobuf.
+    const parsed: unknown =
+      res.header("content-type") === "application/vnd.kubernetes.protobuf"
+        ? decodeObject(bytes)
+        : JSON.parse(text);
     if (isStatus(parsed)) status = parsed;
   } catch {
-    // Not JSON: fall through to a generic Status.
+    // Not JSON (nor protobuf): fall through to a generic Status.
   }
   if (status === undefined) {
     const reason = REASONS[res.status] ?? "Unknown";

@@ -5,9 +5,13 @@
  */
 import { type Clock, isAbortError, realClock, sleep } from "../core/index.ts";
 import { DecodeError } from "./decode-error.ts";
+import { decodeProtobufBody } from "./protobuf-stream.ts";
 import { errorFromResponse } from "./response-error.ts";
 import { type ResolvedRetryOptions, retryDelayMs } from "./retry.ts";
 import type { Transport, TransportRequest, TransportResponse } from "./transport.ts";
+
+/** Kubernetes protobuf's media type. */
+export const PROTOBUF = "application/vnd.kubernetes.protobuf";
 
 /** Shared by every resource client of one {@link Client}. */
 export class RestClient {
@@ -16,6 +20,8 @@ export class RestClient {
   readonly retry: ResolvedRetryOptions;
   /** Largest watch line or list item accepted. */
   readonly maxObjectBytes: number;
+  /** Ask for (and send) Kubernetes protobuf for the kinds that have it. */
+  readonly protobuf: boolean;
   readonly #random: () => number;
 
   constructor(
@@ -25,12 +31,14 @@ export class RestClient {
       retry: ResolvedRetryOptions;
       maxObjectBytes: number;
       random?: () => number;
+      protobuf?: boolean;
     },
   ) {
     this.transport = transport;
     this.clock = options.clock ?? realClock;
     this.retry = options.retry;
     this.maxObjectBytes = options.maxObjectBytes;
+    this.protobuf = options.protobuf ?? false;
     this.#random = options.random ?? Math.random;
   }
 
@@ -65,7 +73,7 @@ export class RestClient {
     }
   }
 
-  /** Sends `req` (with retries as the method allows) and parses the JSON answer. */
+  /** Sends `req` (with retries as the method allows) and decodes the answer (JSON or protobuf). */
   json<R>(req: TransportRequest): Promise<R> {
     return this.withRetries(req.method === "GET", req.signal, async () => {
       const res = await this.send(req);
@@ -74,7 +82,7 @@ export class RestClient {
   }
 }
 
-/** Reads a whole (small) JSON body. */
+/** Reads a whole (small) body: JSON, or Kubernetes protobuf where the server answered in it. */
 export async function readJson(
   res: TransportResponse,
   method: string,
@@ -88,7 +96,10 @@ export async function readJson(
   } finally {
     res.discard();
   }
-  const text = Buffer.concat(parts).toString("utf8");
+  const bytes = Buffer.concat(parts);
+  if (res.header("content-type") === PROTOBUF)
+    return decodeProtobufBody(bytes, `${method} ${path}`);
+  const text = bytes.toString("utf8");
   try {
     return JSON.parse(text);
   } catch (cause) {

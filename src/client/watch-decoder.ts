@@ -106,8 +106,20 @@ export function decodeWatchLine<T extends KubeObject>(
   if (!isObject(parsed) || typeof parsed.type !== "string" || !("object" in parsed)) {
     throw new DecodeError("InvalidEvent", "a watch line is not a {type, object} event", line);
   }
-  const { type, object } = parsed;
-  const sample = () => line;
+  return checkEvent<T>(parsed.type, parsed.object, expect, () => line);
+}
+
+/**
+ * One decoded event, checked (JSON line or protobuf frame alike): an object event's object must
+ * be of the expected kind with a name and resourceVersion, a bookmark's must carry a
+ * resourceVersion, an ERROR's is its Status; any other type is an error.
+ */
+export function checkEvent<T extends KubeObject>(
+  type: string,
+  object: unknown,
+  expect: ExpectedKind | undefined,
+  sample: () => string,
+): WireWatchEvent<T> {
   switch (type) {
     case "ADDED":
     case "MODIFIED":
@@ -116,23 +128,22 @@ export function decodeWatchLine<T extends KubeObject>(
       return { type, object: object as T };
     case "BOOKMARK":
       checkObject(object, expect, true, sample);
-      return parsed as WatchEvent<T>;
+      return { type, object } as WatchEvent<T>;
     case "ERROR":
-      return { type, object: isStatus(object) ? object : nonStatusError(object, line) };
+      return { type, object: isStatus(object) ? object : nonStatusError(sample()) };
     default:
       throw new DecodeError(
         "UnknownEventType",
         `unknown watch event type ${JSON.stringify(type)}`,
-        line,
+        sample(),
       );
   }
 }
 
 /** An ERROR event whose object is not a Status still ends the watch, as an internal error. */
-function nonStatusError(object: unknown, line: string) {
-  void object;
+function nonStatusError(sample: string) {
   return ApiError.of(
     "InternalError",
-    `the watch sent an ERROR event without a Status: ${line.slice(0, 256)}`,
+    `the watch sent an ERROR event without a Status: ${sample.slice(0, 256)}`,
   ).status;
 }
