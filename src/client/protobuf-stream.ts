@@ -70,9 +70,17 @@ export class ProtobufListDecoder {
     this.#drain();
   }
 
-  /** The envelope, once the body has ended; throws if it ended inside a field. */
+  /**
+   * The envelope, once the body has ended; throws if it ended inside a field, or between two
+   * before the end of the raw message (its length says more items were to come).
+   */
   end(): ProtobufListEnvelope {
-    if (this.#pending.length > 0 || this.#offset < 4 || this.#rawEnd < 0) {
+    if (
+      this.#pending.length > 0 ||
+      this.#offset < 4 ||
+      this.#rawEnd < 0 ||
+      this.#offset < this.#rawEnd
+    ) {
       throw new DecodeError("Truncated", "the protobuf list ended inside its envelope or an item");
     }
     return this.#envelope;
@@ -151,10 +159,12 @@ export class ProtobufListDecoder {
     const kind = String(meta.kind ?? "");
     this.#envelope.apiVersion = apiVersion;
     this.#envelope.kind = kind;
-    this.#item = kindMessage(apiVersion, kind)?.byNumber[2]?.message;
-    if (this.#item === undefined) {
+    // A list's field 2 is its repeated items; another kind's (a Pod's spec) is not.
+    const items = kindMessage(apiVersion, kind)?.byNumber[2];
+    if (!kind.endsWith("List") || items?.repeated !== true || items.message === undefined) {
       throw new ProtobufError(`${kind} in ${apiVersion} is not a list with a protobuf message`);
     }
+    this.#item = items.message;
   }
 }
 
