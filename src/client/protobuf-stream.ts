@@ -119,6 +119,9 @@ export class ProtobufListDecoder {
           `a list item of ${length} bytes is over the limit of ${this.#maxItemBytes}`,
         );
       }
+      if (inRaw && this.#offset + start + length > this.#rawEnd) {
+        throw new DecodeError("InvalidProtobuf", "a list item runs past the end of the list");
+      }
       if (start + length > buf.length) break;
       this.#field(inRaw, field, buf.subarray(start, start + length));
       at = start + length;

@@ -3,7 +3,6 @@
  * watch, create, update, updateStatus, patch, delete, deleteCollection.
  */
 import {
-  ApiError,
   InvalidOptionError,
   isGone,
   type KubeList,
@@ -35,7 +34,6 @@ import type {
   WriteOptions,
 } from "./request-options.ts";
 import { PROTOBUF, type RestClient } from "./rest-client.ts";
-import type { TransportResponse } from "./transport.ts";
 import { checkObject, type ExpectedKind } from "./watch-decoder.ts";
 import { jsonEvents, protobufEvents } from "./watch-stream.ts";
 
