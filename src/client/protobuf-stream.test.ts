@@ -192,6 +192,19 @@ describe("ProtobufListDecoder", () => {
       assert.throws(() => decodeList(wrong), isDecodeError("InvalidProtobuf", /k8s\\0/));
     });
 
+    it("refuses an item whose length runs past the end of its list as InvalidProtobuf", () => {
+      const item = field(2, field(1, field(1, Buffer.from("a"))));
+      // The raw message holds the item's tag and length, but says it ends two bytes early.
+      const raw = Buffer.concat([field(1, field(2, Buffer.from("1"))), item]);
+      const body = envelope("v1", "ConfigMapList", raw);
+      const at = body.indexOf(raw);
+      body[at - 1] = raw.length - 2;
+      assert.throws(
+        () => decodeList(body),
+        isDecodeError("InvalidProtobuf", /runs past the end of the list/),
+      );
+    });
+
     it("reports a body that ends inside the envelope, an item or between items as Truncated from end()", () => {
       // Every cut before the raw message's end loses part of the list, whether it falls inside
       // a field or between two: the raw message's length says how much is still to come.
