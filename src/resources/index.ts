@@ -60,6 +60,7 @@ export {
   decodeMessage,
   decodeObject,
   type Envelope,
+  encodeEnvelope,
   encodeMessage,
   encodeObject,
   hasProtobufMagic,

@@ -76,13 +76,35 @@ export function encodeObject(object: Json): Uint8Array {
   if (message === undefined) {
     throw new ProtobufError(`${kind} in ${apiVersion || '""'} has no protobuf message`);
   }
+  return writeEnvelope(apiVersion, kind, (w) => writeFields(w, object, message));
+}
+
+/**
+ * An envelope around a raw message given as its parts (written one after another): what a
+ * server that keeps each object's message bytes uses to send a list without encoding it again.
+ */
+export function encodeEnvelope(
+  apiVersion: string,
+  kind: string,
+  raw: readonly Uint8Array[],
+): Uint8Array {
+  return writeEnvelope(apiVersion, kind, (w) => {
+    for (const part of raw) w.raw(part);
+  });
+}
+
+function writeEnvelope(
+  apiVersion: string,
+  kind: string,
+  raw: (w: BinaryWriter) => void,
+): Uint8Array {
   const w = new BinaryWriter().raw(MAGIC);
   w.tag(1, WireType.LengthDelimited).fork();
   w.tag(1, WireType.LengthDelimited).string(apiVersion);
   w.tag(2, WireType.LengthDelimited).string(kind);
   w.join();
   w.tag(2, WireType.LengthDelimited).fork();
-  writeFields(w, object, message);
+  raw(w);
   w.join();
   w.tag(3, WireType.LengthDelimited).string("");
   w.tag(4, WireType.LengthDelimited).string("");

@@ -1,12 +1,15 @@
 import type { ServerResponse } from "node:http";
+import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { errors } from "../../core/index.ts";
 import {
   decodeMessage,
+  encodeEnvelope,
   encodeMessage,
   encodeObject,
   hasProtobufMagic,
   kindMessage,
   ProtobufError,
+  type ProtoMessage,
   protoMessage,
   readEnvelope,
 } from "../../resources/index.ts";
@@ -98,9 +101,29 @@ export function protobufBody(body: unknown): Uint8Array {
   return encodeObject(object as Record<string, unknown>);
 }
 
+const LIST_META = protoMessage("k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta")!;
+
 /**
- * A list of built-in objects in its envelope (kind `…List`): the list metadata, then each item's
- * message, the items' own apiVersion and kind left out as kube's typed lists leave them.
+ * Each stored object's message bytes (without envelope), kept as long as the object is: a
+ * stored object is never mutated (see watchcache/cache-event.ts), so its bytes never change,
+ * and a list encodes each object once whatever the number of lists that send it.
+ */
+const messageBytes = new WeakMap<object, Uint8Array>();
+
+/** A list item: tag 2, its length, its message (memoized per stored object). */
+function itemField(item: object, message: ProtoMessage): Uint8Array[] {
+  let bytes = messageBytes.get(item);
+  if (bytes === undefined) {
+    bytes = encodeMessage(item as Record<string, unknown>, message);
+    messageBytes.set(item, bytes);
+  }
+  return [new BinaryWriter().tag(2, WireType.LengthDelimited).uint32(bytes.length).finish(), bytes];
+}
+
+/**
+ * A list of stored built-in objects in its envelope (kind `…List`): the list metadata, then
+ * each item's message, the items' own apiVersion and kind left out as kube's typed lists leave
+ * them.
  */
 export function protobufList(
   apiVersion: string,
@@ -108,7 +131,16 @@ export function protobufList(
   metadata: Record<string, unknown>,
   items: readonly object[],
 ): Uint8Array {
-  return encodeObject({ apiVersion, kind: listKind, metadata, items });
+  const message = kindMessage(apiVersion, listKind)?.byNumber[2]?.message;
+  if (message === undefined)
+    throw new Error(`${listKind} in ${apiVersion} has no protobuf message`);
+  const meta = encodeMessage(metadata, LIST_META);
+  const head = new BinaryWriter().tag(1, WireType.LengthDelimited).uint32(meta.length).finish();
+  return encodeEnvelope(apiVersion, listKind, [
+    head,
+    meta,
+    ...items.flatMap((i) => itemField(i, message)),
+  ]);
 }
 
 const FRAME_HEADER = 4;
@@ -128,13 +160,24 @@ export function protobufWatchFrame(type: string, object: Record<string, unknown>
   return frame;
 }
 
+/**
+ * The frame of each watch line the watch cache memoizes (an object's ADDED line, shared by every
+ * watcher and streaming list): its protobuf frame is built once too.
+ */
+const frames = new WeakMap<Buffer, Buffer>();
+
 /** A JSON watch line (`{"type":…,"object":…}\n`) as its protobuf frame. */
 export function protobufFrameOfLine(line: Buffer): Buffer {
-  const { type, object } = JSON.parse(line.toString("utf8")) as {
-    type: string;
-    object: Record<string, unknown>;
-  };
-  return protobufWatchFrame(type, object);
+  let frame = frames.get(line);
+  if (frame === undefined) {
+    const { type, object } = JSON.parse(line.toString("utf8")) as {
+      type: string;
+      object: Record<string, unknown>;
+    };
+    frame = protobufWatchFrame(type, object);
+    frames.set(line, frame);
+  }
+  return frame;
 }
 
 /** True if a kind has a protobuf message (every built-in kind; no custom resource). */
