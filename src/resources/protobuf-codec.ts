@@ -118,19 +118,38 @@ export interface Envelope {
   readonly raw: Uint8Array;
 }
 
-/** Reads the `k8s\0` envelope. Throws {@link ProtobufError}. */
+/** Reads the `k8s\0` envelope (its raw message a view, not a copy). Throws {@link ProtobufError}. */
 export function readEnvelope(bytes: Uint8Array): Envelope {
   if (!hasProtobufMagic(bytes)) {
     throw new ProtobufError("the body does not start with the Kubernetes protobuf magic (k8s\\0)");
   }
-  const unknown = protoMessage(UNKNOWN)!;
-  const fields = decodeMessage(bytes.subarray(MAGIC.length), unknown);
-  const raw = fields.raw === undefined ? "" : String(fields.raw);
-  return {
-    apiVersion: String(fields.apiVersion ?? ""),
-    kind: String(fields.kind ?? ""),
-    raw: Buffer.from(raw, "base64"),
-  };
+  const r = new BinaryReader(bytes);
+  r.pos = MAGIC.length;
+  let apiVersion = "";
+  let kind = "";
+  let raw: Uint8Array = new Uint8Array(0);
+  try {
+    while (r.pos < bytes.length) {
+      const key = r.uint32();
+      const no = key >>> 3;
+      const wire = key & 7;
+      if (no === 1 && wire === WireType.LengthDelimited) {
+        const end = lengthEnd(r, bytes.length, "the envelope's type meta");
+        while (r.pos < end) {
+          const k = r.uint32();
+          if (k === 0x0a) apiVersion = r.string();
+          else if (k === 0x12) kind = r.string();
+          else r.skip(k & 7, k >>> 3);
+        }
+        if (r.pos !== end) throw new ProtobufError("the envelope's type meta runs past its end");
+      } else if (no === 2 && wire === WireType.LengthDelimited) raw = r.bytes();
+      else r.skip(wire, no);
+    }
+  } catch (err) {
+    if (err instanceof ProtobufError) throw err;
+    throw new ProtobufError(`the envelope: ${errorMessage(err)}`);
+  }
+  return { apiVersion, kind, raw };
 }
 
 /**
@@ -144,10 +163,20 @@ export function decodeObject(bytes: Uint8Array): Json {
   if (message === undefined) {
     throw new ProtobufError(`${kind} in ${apiVersion || '""'} has no protobuf message`);
   }
-  return { apiVersion, kind, ...decodeMessage(raw, message) };
+  const r = new BinaryReader(raw);
+  try {
+    const out: Json = { apiVersion, kind };
+    readFields(r, raw.length, message, out);
+    return out;
+  } catch (err) {
+    if (err instanceof ProtobufError) throw err;
+    throw new ProtobufError(`${message.name}: ${errorMessage(err)}`);
+  }
 }
 
 // ---- decoding ----
+//
+// One loop per message, no closure per field: a list of 10 000 Pods is some millions of fields.
 
 function wireName(wire: number): string {
   return wire === 0 ? "varint" : wire === 2 ? "length-delimited" : `wire type ${wire}`;
@@ -165,82 +194,64 @@ function lengthEnd(r: BinaryReader, limit: number, what: string): number {
 
 /** One message's value (JSON) from `r` up to `end`. */
 function readBody(r: BinaryReader, end: number, m: ProtoMessage): unknown {
-  switch (m.special) {
-    case undefined:
-      break;
-    case "list": {
-      const items: string[] = [];
-      readFieldsInto(r, end, m, () => items.push(r.string()), m.name);
-      return items;
-    }
-    default:
-      return readSpecial(r, end, m);
+  if (m.special === undefined) {
+    const out: Json = {};
+    readFields(r, end, m, out);
+    return out;
   }
-  const out: Json = {};
-  readFields(r, end, m, out);
-  return out;
+  return readSpecial(r, end, m);
 }
 
-/** Reads the fields of `m` up to `end`, handing each known one to `each`. */
-function readFieldsInto(
-  r: BinaryReader,
-  end: number,
-  m: ProtoMessage,
-  each: (f: ProtoField, wire: number) => void,
-  where: string,
-): void {
-  while (r.pos < end) {
-    const [no, wire] = r.tag();
-    const f = m.byNumber[no];
-    if (f === undefined) {
-      r.skip(wire, no);
-      continue;
+/** The field of `m` a key names, its wire type checked; undefined for one `m` lacks (skipped). */
+function fieldOf(r: BinaryReader, m: ProtoMessage, key: number): ProtoField | undefined {
+  const no = key >>> 3;
+  const wire = key & 7;
+  const f = m.byNumber[no];
+  if (f === undefined) {
+    r.skip(wire, no);
+    return undefined;
+  }
+  if (wire !== f.wire && !(f.repeated && f.wire === 0 && wire === WireType.LengthDelimited)) {
+    throw new ProtobufError(
+      `${m.name}: field ${no} (${f.json || "inline"}) is ${wireName(f.wire)}, but arrived as ${wireName(wire)}`,
+    );
+  }
+  return f;
+}
+
+/** Reads the fields of `m` up to `end` into `out`. */
+function readFields(r: BinaryReader, end: number, m: ProtoMessage, out: Json): void {
+  let f: ProtoField | undefined;
+  try {
+    while (r.pos < end) {
+      const key = r.uint32();
+      f = fieldOf(r, m, key);
+      if (f === undefined) continue;
+      if (f.map) {
+        const entries = (out[f.json] ?? {}) as Json;
+        out[f.json] = entries;
+        readMapEntry(r, end, f, m, entries);
+      } else if (f.repeated) {
+        const items = (out[f.json] ?? []) as unknown[];
+        out[f.json] = items;
+        if ((key & 7) !== f.wire) {
+          const stop = lengthEnd(r, end, `${m.name}.${f.json}`);
+          while (r.pos < stop) items.push(readValue(r, end, f, m, out));
+        } else items.push(readValue(r, end, f, m, out) ?? zeroOf(f));
+      } else {
+        const value = readValue(r, end, f, m, out);
+        if (f.json === "") continue; // inline: read into `out` itself
+        if (f.pointer ? value === undefined : isZero(f, value)) delete out[f.json];
+        else out[f.json] = value;
+      }
     }
-    const packed = f.repeated && f.wire === 0 && wire === WireType.LengthDelimited;
-    if (wire !== f.wire && !packed) {
-      throw new ProtobufError(
-        `${where}: field ${no} (${f.json || "inline"}) is ${wireName(f.wire)}, but arrived as ${wireName(wire)}`,
-      );
-    }
-    try {
-      if (packed) {
-        const stop = lengthEnd(r, end, `${where}.${f.json}`);
-        while (r.pos < stop) each(f, 0);
-      } else each(f, wire);
-    } catch (err) {
-      if (err instanceof ProtobufError) throw err;
-      throw new ProtobufError(`${where}.${f.json || "inline"}: ${errorMessage(err)}`);
-    }
+  } catch (err) {
+    if (err instanceof ProtobufError || f === undefined) throw err;
+    throw new ProtobufError(`${m.name}.${f.json || "inline"}: ${errorMessage(err)}`);
   }
   if (r.pos !== end) {
-    throw new ProtobufError(`${where}: a field runs past the end of the message`);
+    throw new ProtobufError(`${m.name}: a field runs past the end of the message`);
   }
-}
-
-function readFields(r: BinaryReader, end: number, m: ProtoMessage, out: Json) {
-  readFieldsInto(
-    r,
-    end,
-    m,
-    (f) => {
-      if (f.map) {
-        out[f.json] ??= {};
-        readMapEntry(r, end, f, m, out[f.json] as Json);
-        return;
-      }
-      const value = readValue(r, end, f, m, out);
-      if (f.json === "") return; // inline: read into `out` itself
-      if (f.repeated) {
-        out[f.json] ??= [];
-        (out[f.json] as unknown[]).push(value ?? zeroOf(f));
-      } else if (f.pointer) {
-        if (value === undefined) delete out[f.json];
-        else out[f.json] = value;
-      } else if (isZero(f, value)) delete out[f.json];
-      else out[f.json] = value;
-    },
-    m.name,
-  );
 }
 
 function readValue(
@@ -282,53 +293,78 @@ function readMapEntry(
   let key = "";
   let value: unknown;
   while (r.pos < end) {
-    const [no, wire] = r.tag();
-    if (no === 1 && wire === WireType.LengthDelimited) key = r.string();
-    else if (no === 2 && wire === f.wire) value = readValue(r, end, f, parent, {});
-    else r.skip(wire, no);
+    const tag = r.uint32();
+    if (tag === 0x0a) key = r.string();
+    else if (tag === (0x10 | f.wire)) value = readValue(r, end, f, parent, {});
+    else r.skip(tag & 7, tag >>> 3);
   }
   if (r.pos !== end) throw new ProtobufError(`${where}: a map entry runs past its end`);
-  // Defined, not assigned: a key "__proto__" is an ordinary key, as JSON.parse makes it.
-  Object.defineProperty(entries, key, {
-    value: value ?? zeroOf(f),
-    enumerable: true,
-    writable: true,
-    configurable: true,
-  });
+  if (key === "__proto__") {
+    // Defined, not assigned: a key "__proto__" is an ordinary key, as JSON.parse makes it.
+    Object.defineProperty(entries, key, {
+      value: value ?? zeroOf(f),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  } else entries[key] = value ?? zeroOf(f);
 }
 
-/** The hand-marshalled messages: their fields read, then turned into their JSON form. */
+/** The hand-marshalled messages: their (at most three) fields read, then their JSON form. */
 function readSpecial(r: BinaryReader, end: number, m: ProtoMessage): unknown {
-  const fields: Record<number, unknown> = {};
-  readFieldsInto(
-    r,
-    end,
-    m,
-    (f) => {
-      fields[f.no] = f.scalar === "bytes" ? r.bytes() : readValue(r, end, f, m, {});
-    },
-    m.name,
-  );
-  const seconds = Number(fields[1] ?? 0);
+  let f1: unknown;
+  let f2: unknown;
+  let f3: unknown;
+  const items: string[] = [];
+  let f: ProtoField | undefined;
+  try {
+    while (r.pos < end) {
+      f = fieldOf(r, m, r.uint32());
+      if (f === undefined) continue;
+      if (m.special === "list") items.push(r.string());
+      else {
+        const v = f.scalar === "bytes" ? r.bytes() : readValue(r, end, f, m, {});
+        if (f.no === 1) f1 = v;
+        else if (f.no === 2) f2 = v;
+        else f3 = v;
+      }
+    }
+  } catch (err) {
+    if (err instanceof ProtobufError || f === undefined) throw err;
+    throw new ProtobufError(`${m.name}.${f.json}: ${errorMessage(err)}`);
+  }
+  if (r.pos !== end) throw new ProtobufError(`${m.name}: a field runs past the end of the message`);
   switch (m.special) {
+    case "list":
+      return items;
     case "time":
       // Go reads no nanoseconds into a Time, and a zero-length one is the zero time (null).
-      return r.pos === end && fields[1] === undefined && fields[2] === undefined
-        ? undefined
-        : formatTime(seconds);
+      return f1 === undefined && f2 === undefined ? undefined : timeText(Number(f1 ?? 0));
     case "microTime":
-      return fields[1] === undefined && fields[2] === undefined
+      return f1 === undefined && f2 === undefined
         ? undefined
-        : formatMicroTime(seconds, Number(fields[2] ?? 0));
+        : formatMicroTime(Number(f1 ?? 0), Number(f2 ?? 0));
     case "duration":
-      return formatDuration(seconds);
+      return formatDuration(Number(f1 ?? 0));
     case "quantity":
-      return fields[1] === undefined ? undefined : String(fields[1]);
+      return f1 === undefined ? undefined : String(f1);
     case "intOrString":
-      return Number(fields[1] ?? 0) === 1 ? String(fields[3] ?? "") : Number(fields[2] ?? 0);
+      return Number(f1 ?? 0) === 1 ? String(f3 ?? "") : Number(f2 ?? 0);
     default:
-      return fields[1] === undefined ? undefined : rawJson(fields[1] as Uint8Array, m);
+      return f1 === undefined ? undefined : rawJson(f1 as Uint8Array, m);
   }
+}
+
+/** The last time formatted, and its seconds: an object's times are mostly the same second. */
+let lastSeconds = Number.NaN;
+let lastTime = "";
+
+function timeText(seconds: number): string {
+  if (seconds !== lastSeconds) {
+    lastTime = formatTime(seconds);
+    lastSeconds = seconds;
+  }
+  return lastTime;
 }
 
 /** An embedded object's raw bytes: JSON, or a protobuf envelope. */

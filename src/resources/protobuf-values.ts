@@ -6,13 +6,15 @@
 
 /** `2026-11-27T16:58:04Z` from Unix seconds, as metav1.Time writes it. */
 export function formatTime(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().replace(/\.\d+Z$/, "Z");
+  const iso = new Date(seconds * 1000).toISOString();
+  // `YYYY-MM-DDTHH:mm:ss.sssZ` for years 0–9999; other years have a sign and six digits.
+  return iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d+Z$/, "Z");
 }
 
 /** `2026-11-27T16:58:04.123456Z`, as metav1.MicroTime writes it (nanos cut to micros). */
 export function formatMicroTime(seconds: number, nanos: number): string {
   const micros = String(Math.floor(nanos / 1000)).padStart(6, "0");
-  return `${formatTime(seconds)}`.replace(/Z$/, `.${micros}Z`);
+  return `${formatTime(seconds).slice(0, -1)}.${micros}Z`;
 }
 
 const RFC3339 = /^(\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;
