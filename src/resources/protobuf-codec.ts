@@ -1,11 +1,6 @@
 import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { errorMessage } from "../core/index.ts";
-import {
-  kindMessage,
-  type ProtoField,
-  type ProtoMessage,
-  protoMessage,
-} from "./protobuf-schema.ts";
+import { kindMessage, type ProtoField, type ProtoMessage } from "./protobuf-schema.ts";
 import {
   formatDuration,
   formatMicroTime,
@@ -35,7 +30,6 @@ export class ProtobufError extends Error {
 type Json = Record<string, unknown>;
 
 const MAGIC = new Uint8Array([0x6b, 0x38, 0x73, 0x00]);
-const UNKNOWN = "k8s.io.apimachinery.pkg.runtime.Unknown";
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
