@@ -3,6 +3,8 @@
 export type Request =
   /** Creates namespace `namespace` holding `count` ConfigMaps of about `bytes` of data. */
   | { type: "populate"; namespace: string; count: number; bytes: number }
+  /** Creates namespace `namespace` holding `count` running Pods (bench/protobuf/pods.ts). */
+  | { type: "populate-pods"; namespace: string; count: number }
   /** Holds back everything watches through the proxy would receive. */
   | { type: "stall" }
   /** `count` updates spread over the first `objects` ConfigMaps, `data.seq` from `firstSeq`. */

@@ -5,8 +5,9 @@
  */
 import { ApiServer, MemoryStorage } from "kontroller/apiserver";
 import { createClient } from "kontroller/client";
-import { configMaps, namespaces } from "kontroller/resources";
+import { configMaps, namespaces, type Pod, pods } from "kontroller/resources";
 import { startFaultProxy } from "kontroller/testing";
+import { pod as benchPod } from "../protobuf/pods.ts";
 import type { Reply, Request } from "./protocol.ts";
 
 // Compaction only when the benchmark asks (quiesce), never in a measured window.
@@ -46,6 +47,23 @@ async function handle(msg: Request): Promise<void> {
           data: { seq: "0", payload },
         }),
       );
+      reply({ type: "populated", ms: performance.now() - started });
+      return;
+    }
+    case "populate-pods": {
+      const started = performance.now();
+      await client.resource(namespaces).create({ metadata: { name: msg.namespace } });
+      const podClient = client.resource(pods, { namespace: msg.namespace });
+      await parallel(msg.count, 64, (i) => {
+        // What the server sets itself is left for it to set.
+        const { uid, resourceVersion, creationTimestamp, managedFields, ...metadata } =
+          benchPod(i).metadata ?? {};
+        void [uid, resourceVersion, creationTimestamp, managedFields];
+        return podClient.create({
+          ...(benchPod(i) as Pod),
+          metadata: { ...metadata, namespace: msg.namespace },
+        });
+      });
       reply({ type: "populated", ms: performance.now() - started });
       return;
     }

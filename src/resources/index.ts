@@ -60,13 +60,11 @@ export {
   decodeMessage,
   decodeObject,
   type Envelope,
-  encodeEnvelope,
-  encodeMessage,
-  encodeObject,
   hasProtobufMagic,
   ProtobufError,
   readEnvelope,
 } from "./protobuf-codec.ts";
+export { encodeEnvelope, encodeMessage, encodeObject } from "./protobuf-encode.ts";
 export {
   kindMessage,
   type ProtoField,

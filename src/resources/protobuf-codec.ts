@@ -1,25 +1,16 @@
-import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
+import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
 import { errorMessage } from "../core/index.ts";
 import { kindMessage, type ProtoField, type ProtoMessage } from "./protobuf-schema.ts";
-import {
-  formatDuration,
-  formatMicroTime,
-  formatTime,
-  parseDuration,
-  parseTime,
-} from "./protobuf-values.ts";
+import { formatDuration, formatMicroTime, formatTime } from "./protobuf-values.ts";
 
 /*
- * Kubernetes protobuf, both ways, for the kinds of the generated table: a message's bytes to the
- * JSON object the rest of the toolkit holds, that object back to the bytes Go's generated
- * marshallers write, and the `k8s\0` envelope (a runtime.Unknown naming apiVersion and kind)
- * around a whole object.
+ * Kubernetes protobuf decoded, for the kinds of the generated table: a message's bytes to the
+ * JSON object the rest of the toolkit holds, and the `k8s\0` envelope (a runtime.Unknown naming
+ * apiVersion and kind) around a whole object. (protobuf-encode.ts goes the other way.)
  *
  * Decoding yields the smallest JSON that decodes to the same Go value: Go writes every field of
  * a struct, empty or not, so a zero scalar or an empty struct is left out unless Go holds it
- * behind a pointer (`replicas: 0` is kept; `paused: false` is not). Encoding writes what Go
- * writes: every non-pointer field, zero when the JSON lacks it; a pointer only when present;
- * fields in ascending number; map entries sorted by key.
+ * behind a pointer (`replicas: 0` is kept; `paused: false` is not).
  */
 
 /** A body that is not the protobuf it claims to be; the message says what and where. */
@@ -29,13 +20,18 @@ export class ProtobufError extends Error {
 
 type Json = Record<string, unknown>;
 
-const MAGIC = new Uint8Array([0x6b, 0x38, 0x73, 0x00]);
-const decoder = new TextDecoder();
-const encoder = new TextEncoder();
+/** The envelope's magic number, `k8s\0`. */
+export const MAGIC = new Uint8Array([0x6b, 0x38, 0x73, 0x00]);
 
 /** True when `bytes` start with the envelope's magic number, `k8s\0`. */
 export function hasProtobufMagic(bytes: Uint8Array): boolean {
-  return bytes.length >= 4 && MAGIC.every((b, i) => bytes[i] === b);
+  return (
+    bytes.length >= 4 &&
+    bytes[0] === 0x6b &&
+    bytes[1] === 0x38 &&
+    bytes[2] === 0x73 &&
+    bytes[3] === 0x00
+  );
 }
 
 /**
@@ -43,66 +39,13 @@ export function hasProtobufMagic(bytes: Uint8Array): boolean {
  * Go's generated decoders skip it. Throws {@link ProtobufError}.
  */
 export function decodeMessage(bytes: Uint8Array, message: ProtoMessage): Json {
-  const r = new BinaryReader(bytes);
+  const r = reader(bytes);
   try {
     return readBody(r, bytes.length, message) as Json;
   } catch (err) {
     if (err instanceof ProtobufError) throw err;
     throw new ProtobufError(`${message.name}: ${errorMessage(err)}`);
   }
-}
-
-/** `object`'s fields as `message`'s bytes, as Go's generated marshaller writes them. */
-export function encodeMessage(object: Json, message: ProtoMessage): Uint8Array {
-  const w = new BinaryWriter();
-  writeFields(w, object, message);
-  return w.finish();
-}
-
-/**
- * A whole object in the `k8s\0` envelope, its apiVersion and kind in the envelope's type meta.
- * Throws {@link ProtobufError} for a kind without a message (custom resources).
- */
-export function encodeObject(object: Json): Uint8Array {
-  const apiVersion = String(object.apiVersion ?? "");
-  const kind = String(object.kind ?? "");
-  const message = kindMessage(apiVersion, kind);
-  if (message === undefined) {
-    throw new ProtobufError(`${kind} in ${apiVersion || '""'} has no protobuf message`);
-  }
-  return writeEnvelope(apiVersion, kind, (w) => writeFields(w, object, message));
-}
-
-/**
- * An envelope around a raw message given as its parts (written one after another): what a
- * server that keeps each object's message bytes uses to send a list without encoding it again.
- */
-export function encodeEnvelope(
-  apiVersion: string,
-  kind: string,
-  raw: readonly Uint8Array[],
-): Uint8Array {
-  return writeEnvelope(apiVersion, kind, (w) => {
-    for (const part of raw) w.raw(part);
-  });
-}
-
-function writeEnvelope(
-  apiVersion: string,
-  kind: string,
-  raw: (w: BinaryWriter) => void,
-): Uint8Array {
-  const w = new BinaryWriter().raw(MAGIC);
-  w.tag(1, WireType.LengthDelimited).fork();
-  w.tag(1, WireType.LengthDelimited).string(apiVersion);
-  w.tag(2, WireType.LengthDelimited).string(kind);
-  w.join();
-  w.tag(2, WireType.LengthDelimited).fork();
-  raw(w);
-  w.join();
-  w.tag(3, WireType.LengthDelimited).string("");
-  w.tag(4, WireType.LengthDelimited).string("");
-  return w.finish();
 }
 
 /** The envelope's parts: type meta and the raw message. */
@@ -117,7 +60,7 @@ export function readEnvelope(bytes: Uint8Array): Envelope {
   if (!hasProtobufMagic(bytes)) {
     throw new ProtobufError("the body does not start with the Kubernetes protobuf magic (k8s\\0)");
   }
-  const r = new BinaryReader(bytes);
+  const r = reader(bytes);
   r.pos = MAGIC.length;
   let apiVersion = "";
   let kind = "";
@@ -157,7 +100,7 @@ export function decodeObject(bytes: Uint8Array): Json {
   if (message === undefined) {
     throw new ProtobufError(`${kind} in ${apiVersion || '""'} has no protobuf message`);
   }
-  const r = new BinaryReader(raw);
+  const r = reader(raw);
   try {
     const out: Json = { apiVersion, kind };
     readFields(r, raw.length, message, out);
@@ -169,6 +112,18 @@ export function decodeObject(bytes: Uint8Array): Json {
 }
 
 // ---- decoding ----
+
+/**
+ * UTF-8 text of a string field longer than the reader's ASCII fast path (uids, images, paths):
+ * Node's Buffer decoding, which costs less per call than the TextDecoder the reader defaults to.
+ */
+function utf8(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+}
+
+function reader(bytes: Uint8Array): BinaryReader {
+  return new BinaryReader(bytes, utf8);
+}
 //
 // One loop per message, no closure per field: a list of 10 000 Pods is some millions of fields.
 
@@ -366,13 +321,16 @@ function rawJson(raw: Uint8Array, m: ProtoMessage): unknown {
   if (raw.length === 0) return undefined;
   if (hasProtobufMagic(raw)) return decodeObject(raw);
   try {
-    return JSON.parse(decoder.decode(raw));
+    // Buffer's UTF-8 decoding: TextDecoder costs more per call, and a managed-fields set is one
+    // small call per entry.
+    return JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("utf8"));
   } catch {
     throw new ProtobufError(`${m.name}: its raw bytes are neither JSON nor a protobuf object`);
   }
 }
 
-function zeroOf(f: ProtoField): unknown {
+/** A field's Go zero value in JSON (a map value or list item the wire left empty). */
+export function zeroOf(f: ProtoField): unknown {
   if (f.message !== undefined) return f.message.special === "quantity" ? "0" : {};
   return f.scalar === "bool" ? false : f.scalar === "int32" || f.scalar === "int64" ? 0 : "";
 }
@@ -404,105 +362,4 @@ function isZero(f: ProtoField, v: unknown): boolean {
 function isEmptyObject(v: object): boolean {
   for (const _ in v) return false;
   return true;
-}
-
-// ---- encoding ----
-
-function writeFields(w: BinaryWriter, object: Json, m: ProtoMessage): void {
-  for (const f of m.fields) {
-    const v = f.json === "" ? object : object[f.json];
-    if (f.map) {
-      if (v === null || typeof v !== "object") continue;
-      const entries = v as Json;
-      for (const key of Object.keys(entries).sort(byUtf8)) {
-        w.tag(f.no, WireType.LengthDelimited).fork();
-        w.tag(1, WireType.LengthDelimited).string(key);
-        const value = entries[key];
-        if (value !== null && value !== undefined) writeValue(w, 2, f, value);
-        w.join();
-      }
-    } else if (f.repeated) {
-      if (Array.isArray(v)) for (const item of v) writeValue(w, f.no, f, item);
-    } else if (v !== undefined && v !== null) writeValue(w, f.no, f, v);
-    else if (!f.pointer && f.scalar !== "bytes") writeZero(w, f);
-  }
-}
-
-/** Go's order of strings, by their UTF-8 bytes (UTF-16 units put U+E000–U+FFFF after emoji). */
-function byUtf8(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
-}
-
-/** What Go writes for a non-pointer field the object lacks: its zero value. */
-function writeZero(w: BinaryWriter, f: ProtoField): void {
-  const special = f.message?.special;
-  if (f.message === undefined || special === undefined) {
-    writeValue(w, f.no, f, f.message === undefined ? zeroOf(f) : {});
-  } else if (special === "quantity" || special === "intOrString" || special === "duration") {
-    writeValue(w, f.no, f, special === "quantity" ? "0" : special === "duration" ? "0s" : 0);
-  } else w.tag(f.no, WireType.LengthDelimited).bytes(new Uint8Array(0));
-}
-
-function writeValue(w: BinaryWriter, no: number, f: ProtoField, v: unknown): void {
-  switch (f.scalar) {
-    case "string":
-      w.tag(no, WireType.LengthDelimited).string(String(v));
-      return;
-    case "bool":
-      w.tag(no, WireType.Varint).bool(v === true);
-      return;
-    case "int32":
-      w.tag(no, WireType.Varint).int32(Number(v));
-      return;
-    case "int64":
-      w.tag(no, WireType.Varint).int64(Number(v));
-      return;
-    case "bytes":
-      w.tag(no, WireType.LengthDelimited).bytes(Buffer.from(String(v), "base64"));
-      return;
-  }
-  w.tag(no, WireType.LengthDelimited).fork();
-  writeBody(w, f.message!, v);
-  w.join();
-}
-
-function writeBody(w: BinaryWriter, m: ProtoMessage, v: unknown): void {
-  switch (m.special) {
-    case undefined:
-      if (typeof v === "object" && v !== null) writeFields(w, v as Json, m);
-      return;
-    case "time": {
-      w.tag(1, WireType.Varint).int64(parseTime(String(v)).seconds);
-      w.tag(2, WireType.Varint).int32(0);
-      return;
-    }
-    case "microTime": {
-      const t = parseTime(String(v));
-      w.tag(1, WireType.Varint).int64(t.seconds);
-      w.tag(2, WireType.Varint).int32(Math.floor(t.nanos / 1000) * 1000);
-      return;
-    }
-    case "duration":
-      w.tag(1, WireType.Varint).int64(parseDuration(String(v)));
-      return;
-    case "quantity":
-      w.tag(1, WireType.LengthDelimited).string(String(v));
-      return;
-    case "intOrString": {
-      const isString = typeof v === "string";
-      w.tag(1, WireType.Varint).int64(isString ? 1 : 0);
-      w.tag(2, WireType.Varint).int32(isString ? 0 : Number(v));
-      w.tag(3, WireType.LengthDelimited).string(isString ? v : "");
-      return;
-    }
-    case "list":
-      if (Array.isArray(v))
-        for (const item of v) w.tag(1, WireType.LengthDelimited).string(String(item));
-      return;
-    default:
-      // Raw bytes are written as they are (a watch event's object, in its own envelope).
-      w.tag(1, WireType.LengthDelimited).bytes(
-        v instanceof Uint8Array ? v : encoder.encode(JSON.stringify(v)),
-      );
-  }
 }
