@@ -1,5 +1,6 @@
 import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
 import { errorMessage } from "../core/index.ts";
+import { type DecodeHelpers, type FieldsReader, generateReader } from "./protobuf-decode-gen.ts";
 import { kindMessage, type ProtoField, type ProtoMessage } from "./protobuf-schema.ts";
 import { formatDuration, formatMicroTime, formatTime } from "./protobuf-values.ts";
 
@@ -168,40 +169,68 @@ function fieldOf(r: BinaryReader, m: ProtoMessage, key: number): ProtoField | un
   return f;
 }
 
-/** Reads the fields of `m` up to `end` into `out`. */
+/** Reads the fields of `m` up to `end` into `out`, by the reader generated for `m`. */
 function readFields(r: BinaryReader, end: number, m: ProtoMessage, out: Json): void {
-  let f: ProtoField | undefined;
-  try {
-    while (r.pos < end) {
-      const key = r.uint32();
-      f = fieldOf(r, m, key);
-      if (f === undefined) continue;
-      if (f.map) {
-        const entries = (out[f.json] ?? {}) as Json;
-        out[f.json] = entries;
-        readMapEntry(r, end, f, m, entries);
-      } else if (f.repeated) {
-        const items = (out[f.json] ?? []) as unknown[];
-        out[f.json] = items;
-        if ((key & 7) !== f.wire) {
-          const stop = lengthEnd(r, end, `${m.name}.${f.json}`);
-          while (r.pos < stop) items.push(readValue(r, end, f, m, out));
-        } else items.push(readValue(r, end, f, m, out) ?? zeroOf(f));
-      } else {
-        const value = readValue(r, end, f, m, out);
-        if (f.json === "") continue; // inline: read into `out` itself
-        if (f.pointer ? value === undefined : isZero(f, value)) delete out[f.json];
-        else out[f.json] = value;
-      }
-    }
-  } catch (err) {
-    if (err instanceof ProtobufError || f === undefined) throw err;
-    throw new ProtobufError(`${m.name}.${f.json || "inline"}: ${errorMessage(err)}`);
+  readerOf(m)(r, end, out);
+}
+
+const readers = new Map<ProtoMessage, FieldsReader>();
+
+function readerOf(m: ProtoMessage): FieldsReader {
+  let read = readers.get(m);
+  if (read === undefined) {
+    read = generateReader(m, HELPERS);
+    readers.set(m, read);
   }
-  if (r.pos !== end) {
-    throw new ProtobufError(`${m.name}: a field runs past the end of the message`);
+  return read;
+}
+
+/**
+ * One field by walking the table: what a generated reader hands on — a field number the
+ * message lacks (skipped, as Go skips it), a packed list, a wire type that does not match (an
+ * error naming the field).
+ */
+function readField(r: BinaryReader, end: number, m: ProtoMessage, out: Json, key: number): void {
+  const f = fieldOf(r, m, key);
+  if (f === undefined) return;
+  if (f.map) {
+    const entries = (out[f.json] ?? {}) as Json;
+    out[f.json] = entries;
+    readMapEntry(r, end, f, m, entries);
+  } else if (f.repeated) {
+    const items = (out[f.json] ?? []) as unknown[];
+    out[f.json] = items;
+    if ((key & 7) !== f.wire) {
+      const stop = lengthEnd(r, end, `${m.name}.${f.json}`);
+      while (r.pos < stop) items.push(readValue(r, end, f, m, out));
+    } else items.push(readValue(r, end, f, m, out) ?? zeroOf(f));
+  } else {
+    const value = readValue(r, end, f, m, out);
+    if (f.json === "") return; // inline: read into `out` itself
+    if (f.pointer ? value === undefined : isZero(f, value)) delete out[f.json];
+    else out[f.json] = value;
   }
 }
+
+const HELPERS: DecodeHelpers = {
+  field: readField,
+  lengthEnd,
+  special: readSpecial,
+  mapEntry: readMapEntry,
+  isZero,
+  zeroOf,
+  base64: (bytes) => Buffer.from(bytes).toString("base64"),
+  reader: readerOf,
+  fail(m, no, err) {
+    const f = m.byNumber[no];
+    if (err instanceof ProtobufError || f === undefined) throw err;
+    throw new ProtobufError(`${m.name}.${f.json || "inline"}: ${errorMessage(err)}`);
+  },
+  pastEnd(m) {
+    throw new ProtobufError(`${m.name}: a field runs past the end of the message`);
+  },
+  isEmpty: isEmptyObject,
+};
 
 function readValue(
   r: BinaryReader,
