@@ -178,7 +178,9 @@ export class ProtobufListDecoder {
  */
 export class FrameSplitter {
   readonly #maxFrameBytes: number;
-  #pending: Buffer = Buffer.alloc(0);
+  /** The unfinished frame's bytes so far (its length prefix first), in arrival order. */
+  #parts: Buffer[] = [];
+  #partsBytes = 0;
 
   constructor(maxFrameBytes: number) {
     this.#maxFrameBytes = maxFrameBytes;
@@ -186,26 +188,72 @@ export class FrameSplitter {
 
   /** Bytes of an unfinished frame held so far. */
   get pendingBytes(): number {
-    return this.#pending.length;
+    return this.#partsBytes;
   }
 
-  /** Appends every whole frame (without its length) the stream holds now to `out`. */
+  /**
+   * Appends every whole frame (without its length) the stream holds now to `out`. Only a frame
+   * that straddles chunks is copied together; the others are views into their chunk.
+   */
   push(chunk: Uint8Array, out: Buffer[]): void {
-    const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    let buf = this.#pending.length === 0 ? bytes : Buffer.concat([this.#pending, bytes]);
-    while (buf.length >= 4) {
-      const length = buf.readUInt32BE(0);
-      if (length > this.#maxFrameBytes) {
-        throw new DecodeError(
-          "TooLarge",
-          `a watch frame of ${length} bytes is over the limit of ${this.#maxFrameBytes}`,
-        );
+    let buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (this.#partsBytes > 0) {
+      const head = this.#head(buf);
+      if (head === undefined) return;
+      const need = 4 + this.#length(head) - this.#partsBytes;
+      if (buf.length < need) {
+        this.#hold(buf);
+        return;
       }
+      const frame = Buffer.concat([...this.#parts, buf.subarray(0, need)]);
+      out.push(frame.subarray(4));
+      this.#parts = [];
+      this.#partsBytes = 0;
+      buf = buf.subarray(need);
+    }
+    while (buf.length >= 4) {
+      const length = this.#length(buf);
       if (buf.length < 4 + length) break;
       out.push(buf.subarray(4, 4 + length));
       buf = buf.subarray(4 + length);
     }
-    this.#pending = buf;
+    if (buf.length > 0) this.#hold(buf);
+  }
+
+  /** The held frame's first 4 bytes, completed from `buf` if need be (undefined: not yet). */
+  #head(buf: Buffer): Buffer | undefined {
+    const first = this.#parts[0]!;
+    if (first.length >= 4) return first;
+    const head = Buffer.concat([first, buf.subarray(0, 4 - first.length)]);
+    if (head.length < 4) {
+      this.#hold(buf);
+      return undefined;
+    }
+    return head;
+  }
+
+  /**
+   * Holds `buf` as the next part of the unfinished frame. Parts are joined only while the first
+   * is shorter than a length prefix, so that the prefix is always in the first part.
+   */
+  #hold(buf: Buffer): void {
+    this.#parts.push(buf);
+    this.#partsBytes += buf.length;
+    if (this.#parts[0]!.length < 4 && this.#parts.length > 1) {
+      this.#parts = [Buffer.concat(this.#parts, this.#partsBytes)];
+    }
+  }
+
+  /** A frame's length from its prefix; TooLarge past the limit, before its bytes arrive. */
+  #length(prefix: Buffer): number {
+    const length = prefix.readUInt32BE(0);
+    if (length > this.#maxFrameBytes) {
+      throw new DecodeError(
+        "TooLarge",
+        `a watch frame of ${length} bytes is over the limit of ${this.#maxFrameBytes}`,
+      );
+    }
+    return length;
   }
 }
 
