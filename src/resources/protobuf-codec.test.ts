@@ -6,6 +6,7 @@
  * its message table. (protobuf-wire-bytes.test.ts pins the bytes and the errors.)
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { BUILTIN_RESOURCES } from "./builtin-resources.ts";
@@ -274,4 +275,43 @@ describe("every built-in kind round-trips through protobuf", () => {
   }
 });
 
-// ---- examples ----
+describe("without code generation from strings", () => {
+  it("decodes what the generated readers decode, by walking the table", () => {
+    // A Deployment reaches scalars, pointers, maps, lists, Times, Quantities, IntOrStrings and
+    // an inline struct (a volume's source).
+    const deployment = {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "web", labels: { app: "web" }, creationTimestamp: "2026-11-27T12:00:00Z" },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { app: "web" } },
+        strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: 1 } },
+        template: {
+          metadata: { labels: { app: "web" } },
+          spec: {
+            volumes: [{ name: "c", configMap: { name: "web", defaultMode: 420 } }],
+            containers: [{ name: "web", image: "nginx", resources: { limits: { cpu: "500m" } } }],
+          },
+        },
+      },
+    };
+    const bytes = Buffer.from(encodeObject(deployment)).toString("base64");
+    const script = `import { decodeObject } from "kontroller/resources";
+      process.stdout.write(JSON.stringify(decodeObject(Buffer.from("${bytes}", "base64"))));`;
+    const walked = execFileSync(
+      process.execPath,
+      [
+        "--conditions=kontroller-source",
+        "--disallow-code-generation-from-strings",
+        "--input-type=module",
+        "--eval",
+        script,
+      ],
+      { encoding: "utf8" },
+    );
+    const generated = decodeObject(Buffer.from(bytes, "base64"));
+    assert.deepEqual(JSON.parse(walked), generated);
+    assert.deepEqual(generated, deployment);
+  });
+});

@@ -179,10 +179,31 @@ const readers = new Map<ProtoMessage, FieldsReader>();
 function readerOf(m: ProtoMessage): FieldsReader {
   let read = readers.get(m);
   if (read === undefined) {
-    read = generateReader(m, HELPERS);
+    try {
+      read = generateReader(m, HELPERS);
+    } catch {
+      // A process that forbids code from strings (--disallow-code-generation-from-strings)
+      // walks the table instead: slower, the same JSON.
+      read = (r, end, out) => walkFields(r, end, m, out);
+    }
     readers.set(m, read);
   }
   return read;
+}
+
+/** The fields of `m` up to `end`, each by {@link readField}. */
+function walkFields(r: BinaryReader, end: number, m: ProtoMessage, out: Json): void {
+  let no = 0;
+  try {
+    while (r.pos < end) {
+      const key = r.uint32();
+      no = key >>> 3;
+      readField(r, end, m, out, key);
+    }
+  } catch (err) {
+    HELPERS.fail(m, no, err);
+  }
+  if (r.pos !== end) HELPERS.pastEnd(m);
 }
 
 /**

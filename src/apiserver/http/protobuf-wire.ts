@@ -152,7 +152,7 @@ const WATCH_EVENT = protoMessage("k8s.io.apimachinery.pkg.apis.meta.v1.WatchEven
  * bare `WatchEvent` message (no envelope of its own) whose `object` holds the event's object in
  * its envelope.
  */
-export function protobufWatchFrame(type: string, object: Record<string, unknown>): Buffer {
+function protobufWatchFrame(type: string, object: Record<string, unknown>): Buffer {
   const event = encodeMessage({ type, object: encodeObject(object) }, WATCH_EVENT);
   const frame = Buffer.allocUnsafe(FRAME_HEADER + event.length);
   frame.writeUInt32BE(event.length, 0);
@@ -178,9 +178,4 @@ export function protobufFrameOfLine(line: Buffer): Buffer {
     frames.set(line, frame);
   }
   return frame;
-}
-
-/** True if a kind has a protobuf message (every built-in kind; no custom resource). */
-export function hasProtobuf(apiVersion: string, kind: string): boolean {
-  return kindMessage(apiVersion, kind) !== undefined;
 }
