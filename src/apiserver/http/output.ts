@@ -103,13 +103,14 @@ export async function sendList(
   output: Output,
   query: URLSearchParams,
 ): Promise<void> {
-  const metadata = JSON.stringify({
+  const meta = {
     resourceVersion: String(list.resourceVersion),
     ...(list.continue ? { continue: list.continue } : {}),
     ...(list.remainingItemCount !== undefined
       ? { remainingItemCount: list.remainingItemCount }
       : {}),
-  });
+  };
+  const metadata = JSON.stringify(meta);
   if (output.kind === "table") {
     const include = parseIncludeObject(query.get("includeObject"));
     const columns = columnsOf(served);
@@ -147,12 +148,7 @@ export async function sendList(
         ? e.object
         : (JSON.parse(cache.entryJson(e, encoder).toString()) as KubeObject),
     );
-    const body = protobufList(
-      apiVersionOf(served.def),
-      served.def.listKind,
-      JSON.parse(metadata),
-      items,
-    );
+    const body = protobufList(apiVersionOf(served.def), served.def.listKind, meta, items);
     sendJson(res, 200, Buffer.from(body), PROTOBUF);
     return;
   }

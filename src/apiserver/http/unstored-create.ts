@@ -4,9 +4,8 @@ import type { UserInfo } from "../auth/user.ts";
 import { crdType } from "../managedfields/crd-schema.ts";
 import { FieldManager } from "../managedfields/field-manager.ts";
 import { fieldValidationWarnings } from "../registry/field-validation.ts";
-import { decodeObjectBody, duplicatesIn, mediaType, readBody } from "./body.ts";
+import { decodeObjectBody, duplicatesIn, readBody } from "./body.ts";
 import { negotiateFor } from "./negotiate.ts";
-import { PROTOBUF } from "./protobuf-wire.ts";
 import type { ResourceTarget } from "./request-info.ts";
 import { sendJson } from "./respond.ts";
 import { type DecodeTarget, decodeTyped, inGoOrder } from "./typed-body.ts";
@@ -70,7 +69,6 @@ export async function readCreateBody(
   negotiateFor(u.res, req.headers.accept, false, true);
   const bytes = await readBody(req);
   const contentType = req.headers["content-type"];
-  const protobuf = mediaType(contentType) === PROTOBUF;
   const body = decodeObjectBody(bytes, contentType, undefined, target);
   const declared = body.apiVersion;
   if (
@@ -88,7 +86,7 @@ export async function readCreateBody(
     );
   }
   const dropped = decodeTyped(body, target);
-  const duplicates = protobuf ? [] : duplicatesIn(bytes, contentType, params.fieldValidation);
+  const duplicates = duplicatesIn(bytes, contentType, params.fieldValidation);
   const warnings = fieldValidationWarnings(dropped, duplicates, params.fieldValidation, target);
   const object = body as UnstoredObject;
   object.apiVersion = target.apiVersion;

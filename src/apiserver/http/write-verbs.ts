@@ -150,14 +150,11 @@ async function createSubresource(v: VerbRequest): Promise<void> {
   const { r, served } = v;
   const w = await writePreamble(v, "CreateOptions", { negotiate: false });
   const kind = subresourceKind(r.subresource) ?? served.def.kind;
+  const parent = bodyTypeOf(v);
   // The one subresource created with a body of its own kind is a pod's binding (core v1).
-  const bodyType = {
-    ...bodyTypeOf(v),
-    kind,
-    apiVersion: kind === "Binding" ? "v1" : bodyTypeOf(v).apiVersion,
-  };
-  const object = checkBodyType(decodeObjectBody(w.bytes, w.contentType, kind, bodyType), {
-    ...bodyTypeOf(v),
+  const protobuf = { apiVersion: kind === "Binding" ? "v1" : parent.apiVersion, kind };
+  const object = checkBodyType(decodeObjectBody(w.bytes, w.contentType, kind, protobuf), {
+    ...parent,
     kind,
     of: `${served.def.plural}/${r.subresource}`,
   });
