@@ -48,6 +48,12 @@ export interface UserRules {
   readonly nonResourceRules: readonly NonResourceRule[];
   /** The rules are known to be incomplete (an authorizer could not list its own). */
   readonly incomplete: boolean;
+  /**
+   * Why some rules could not be read (a binding's role is missing), as the review's
+   * `status.evaluationError` says it; the rules listed still hold.
+   * @default none
+   */
+  readonly evaluationError?: string;
 }
 
 /** Decides what users may do (kube's `authorizer.Authorizer` and `RuleResolver`). */
