@@ -91,6 +91,7 @@ const APISERVER_SUBLAYERS = [
   "managedfields",
   "crd",
   "auth",
+  "tls",
   "http",
 ];
 
