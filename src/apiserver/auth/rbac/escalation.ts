@@ -98,7 +98,13 @@ export class EscalationChecks {
   checkRoleWrite(write: RoleWrite): ApiError | undefined {
     const { user, resource, namespace, object, oldObject } = write;
     if (isMaster(user)) return undefined;
-    const escalate = resourceAttributes("escalate", resource, write.requestName, namespace);
+    const escalate = resourceAttributes(
+      "escalate",
+      RBAC_GROUP,
+      resource,
+      write.requestName,
+      namespace,
+    );
     if (this.#authorizer.authorize(user, escalate).allowed) return undefined;
     if (oldObject !== undefined && onlyGcFieldsChange(object, oldObject)) return undefined;
     const name = object.metadata?.name ?? "";
@@ -127,10 +133,13 @@ export class EscalationChecks {
     const { roleRef } = object;
     const roleResource = { Role: "roles", ClusterRole: "clusterroles" }[roleRef.kind];
     if (roleResource !== undefined) {
-      const bind: AccessAttributes = {
-        ...resourceAttributes("bind", roleResource, roleRef.name, namespace),
-        group: roleRef.apiGroup,
-      };
+      const bind = resourceAttributes(
+        "bind",
+        roleRef.apiGroup,
+        roleResource,
+        roleRef.name,
+        namespace,
+      );
       if (this.#authorizer.authorize(user, bind).allowed) return undefined;
     }
     const found = this.#resolver.roleReferenceRules(roleRef, namespace);
@@ -155,6 +164,7 @@ function isMaster(user: UserInfo): boolean {
 
 function resourceAttributes(
   verb: string,
+  group: string,
   resource: string,
   name: string,
   namespace: string,
@@ -162,7 +172,7 @@ function resourceAttributes(
   return {
     kind: "resource",
     verb,
-    group: RBAC_GROUP,
+    group,
     version: "*",
     resource,
     subresource: "",
