@@ -172,9 +172,15 @@ describe("EscalationChecks: roles", () => {
     assert.equal(roleWrite(next)?.code, 403, "a create is always checked");
   });
 
-  it("adds the errors met reading the user's rules to the refusal", () => {
+  it("adds the errors met reading the user's rules, worded as the resource being written", () => {
+    // kube reads the roles through the registry in the write's context: a missing Role or
+    // ClusterRole is named as the request's resource, and two of the same name are one error.
     const o = new MemoryRbacObjects({
-      roleBindings: [roleBinding("ns", "b", "Role:gone", "User:bob")],
+      roleBindings: [
+        roleBinding("ns", "a", "Role:gone", "User:bob"),
+        roleBinding("ns", "b", "ClusterRole:gone", "User:bob"),
+        roleBinding("ns", "c", "ClusterRole:lost", "User:bob"),
+      ],
     });
     const c = new EscalationChecks({ authorizer: new RbacAuthorizer({ objects: o }), objects: o });
     const err = c.checkRoleWrite({
@@ -187,7 +193,17 @@ describe("EscalationChecks: roles", () => {
     assert.equal(
       err?.status.message,
       'roles.rbac.authorization.k8s.io is forbidden: user "bob" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n' +
-        '{APIGroups:[""], Resources:["pods"], Verbs:["get"]}; resolution errors: [roles.rbac.authorization.k8s.io "gone" not found]',
+        '{APIGroups:[""], Resources:["pods"], Verbs:["get"]}; resolution errors: [[roles.rbac.authorization.k8s.io "gone" not found, roles.rbac.authorization.k8s.io "lost" not found]]',
+    );
+    const binding = c.checkBindingWrite({
+      user: bob,
+      resource: "rolebindings",
+      namespace: "ns",
+      object: roleBinding("ns", "x", "ClusterRole:gone", "User:eve"),
+    });
+    assert.equal(
+      binding?.status.message,
+      'rolebindings.rbac.authorization.k8s.io "gone" not found',
     );
   });
 });
@@ -256,21 +272,32 @@ describe("EscalationChecks: bindings", () => {
     );
   });
 
-  it("answers a binding to a missing role with the registry's 404", () => {
+  it("answers a binding to a missing role with a 404 naming the binding's resource, as kube does", () => {
     const err = bindingWrite(roleBinding("ns", "b", "Role:gone", "User:eve"));
     assert.equal(err?.code, 404);
-    assert.equal(err?.status.message, 'roles.rbac.authorization.k8s.io "gone" not found');
-    const cluster = bindingWrite(roleBinding("ns", "b", "ClusterRole:gone", "User:eve"));
+    assert.equal(err?.reason, "NotFound");
+    assert.equal(err?.status.message, 'rolebindings.rbac.authorization.k8s.io "gone" not found');
+    assert.deepEqual(err?.details, {
+      name: "gone",
+      group: "rbac.authorization.k8s.io",
+      kind: "rolebindings",
+    });
+    const crb = checks.checkBindingWrite({
+      user: bob,
+      resource: "clusterrolebindings",
+      namespace: "",
+      object: clusterRoleBinding("c", "gone", "User:eve"),
+    });
     assert.equal(
-      cluster?.status.message,
-      'clusterroles.rbac.authorization.k8s.io "gone" not found',
+      crb?.status.message,
+      'clusterrolebindings.rbac.authorization.k8s.io "gone" not found',
     );
   });
 
-  it("answers a roleRef of an unknown kind with a 500, as kube's storage does before validation", () => {
+  it("answers a roleRef of an unknown kind with a 500 without reason, as kube's storage does before validation", () => {
     const err = bindingWrite(roleBinding("ns", "b", "Thing:x", "User:eve"));
     assert.equal(err?.code, 500);
-    assert.equal(err?.reason, "Unknown");
+    assert.equal(err?.status.reason, undefined);
     assert.equal(err?.status.message, 'unsupported role reference kind: "Thing"');
   });
 

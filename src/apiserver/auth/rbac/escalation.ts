@@ -64,24 +64,30 @@ const FULL_AUTHORITY: readonly PolicyRule[] = [
 /** Decides whether a user may write an RBAC object, with kube's refusals. */
 export class EscalationChecks {
   readonly #authorizer: Authorizer;
-  readonly #resolver: RuleResolver;
+  readonly #objects: RbacObjects;
 
   constructor(options: EscalationChecksOptions) {
     this.#authorizer = options.authorizer;
-    // kube reads through the registry here, and words a missing role as the registry does.
-    this.#resolver = new RuleResolver({ objects: options.objects, notFoundWording: "registry" });
+    this.#objects = options.objects;
+  }
+
+  /** kube reads through the registry here, which words a missing role as the request's resource. */
+  #resolver(requestResource: string): RuleResolver {
+    return new RuleResolver({ objects: this.#objects, notFoundResource: requestResource });
   }
 
   /**
    * Why the user's RBAC rules in `namespace` do not cover `rules` (kube's
-   * `ConfirmNoEscalation`), or undefined when they do.
+   * `ConfirmNoEscalation`), or undefined when they do. `requestResource` is the resource being
+   * written (a role that cannot be read is worded as one of those).
    */
   confirmNoEscalation(
     user: UserInfo,
     namespace: string,
     rules: readonly PolicyRule[],
+    requestResource: string,
   ): string | undefined {
-    const owner = this.#resolver.rulesFor(user, namespace);
+    const owner = this.#resolver(requestResource).rulesFor(user, namespace);
     const { covered, missing } = covers(owner.rules, rules);
     if (covered) return undefined;
     const described = [...new Set(compactRules(missing).map(compactString))].sort(goStringOrder);
@@ -108,12 +114,12 @@ export class EscalationChecks {
     if (this.#authorizer.authorize(user, escalate).allowed) return undefined;
     if (oldObject !== undefined && onlyGcFieldsChange(object, oldObject)) return undefined;
     const name = object.metadata?.name ?? "";
-    const refusal = this.confirmNoEscalation(user, namespace, list(object.rules));
+    const refusal = this.confirmNoEscalation(user, namespace, list(object.rules), resource);
     if (refusal !== undefined) return forbidden(resource, name, refusal);
     const aggregates = (r: ClusterRole | undefined) =>
       list(r?.aggregationRule?.clusterRoleSelectors).length > 0;
     if (resource === "clusterroles" && (aggregates(object) || aggregates(oldObject))) {
-      if (this.confirmNoEscalation(user, namespace, FULL_AUTHORITY) !== undefined) {
+      if (this.confirmNoEscalation(user, namespace, FULL_AUTHORITY, resource) !== undefined) {
         return forbidden(
           resource,
           name,
@@ -142,16 +148,23 @@ export class EscalationChecks {
       );
       if (this.#authorizer.authorize(user, bind).allowed) return undefined;
     }
-    const found = this.#resolver.roleReferenceRules(roleRef, namespace);
+    const found = this.#resolver(resource).roleReferenceRules(roleRef, namespace);
     if ("error" in found) {
       const { notFound, message } = found.error;
       if (notFound !== undefined) {
         return errors.notFound({ group: RBAC_GROUP, resource: notFound.resource }, notFound.name);
       }
-      // kube answers an error that is no API status as a 500 of reason Unknown.
-      return ApiError.of("Unknown", message, undefined, 500);
+      // kube answers an error that is no API status as a 500 without a reason.
+      return new ApiError({
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
+        message,
+        code: 500,
+      });
     }
-    const refusal = this.confirmNoEscalation(user, write.namespace, found.rules);
+    const refusal = this.confirmNoEscalation(user, write.namespace, found.rules, resource);
     return refusal === undefined
       ? undefined
       : forbidden(resource, object.metadata?.name ?? "", refusal);

@@ -29,8 +29,8 @@ export interface RuleSource {
 /** A role a binding references that could not be read. */
 export interface ResolutionError {
   readonly message: string;
-  /** Set when the role does not exist (a 404 where the error is answered). */
-  readonly notFound?: { readonly resource: "roles" | "clusterroles"; readonly name: string };
+  /** Set when the role does not exist: the resource it is worded as, and the role's name. */
+  readonly notFound?: { readonly resource: string; readonly name: string };
 }
 
 /** Called with each rule (and its source) or each error; returning false stops the visit. */
@@ -45,22 +45,24 @@ export interface RuleResolverOptions {
   /** The objects the rules are read from. */
   readonly objects: RbacObjects;
   /**
-   * How a missing role is worded. The authorizer reads through informer listers
-   * (`clusterrole.rbac.authorization.k8s.io "x" not found`); the checks on writes of RBAC
-   * objects read through the registry (`clusterroles.rbac.authorization.k8s.io "x" not found`).
-   * @default "lister"
+   * How a missing role is worded. The authorizer reads through informer listers, which name
+   * the kind: `clusterrole.rbac.authorization.k8s.io "x" not found`. The checks on writes of
+   * RBAC objects read through the registry within the write's request, which names the
+   * request's resource whatever the kind of the missing role: `rolebindings.rbac…` when a
+   * RoleBinding is written. Set this to that resource for them.
+   * @default the lister's wording
    */
-  readonly notFoundWording?: "lister" | "registry";
+  readonly notFoundResource?: string;
 }
 
 /** Finds the rules that apply to a user (kube's `AuthorizationRuleResolver`). */
 export class RuleResolver {
   readonly objects: RbacObjects;
-  readonly #registryWording: boolean;
+  readonly #notFoundResource: string | undefined;
 
   constructor(options: RuleResolverOptions) {
     this.objects = options.objects;
-    this.#registryWording = (options.notFoundWording ?? "lister") === "registry";
+    this.#notFoundResource = options.notFoundResource;
   }
 
   /**
@@ -75,12 +77,12 @@ export class RuleResolver {
       switch (roleRef.kind) {
         case "Role": {
           const role = this.objects.getRole(bindingNamespace, roleRef.name);
-          if (role === undefined) return { error: this.#notFound("roles", roleRef.name) };
+          if (role === undefined) return { error: this.#notFound("role", roleRef.name) };
           return { rules: list(role.rules) };
         }
         case "ClusterRole": {
           const role = this.objects.getClusterRole(roleRef.name);
-          if (role === undefined) return { error: this.#notFound("clusterroles", roleRef.name) };
+          if (role === undefined) return { error: this.#notFound("clusterrole", roleRef.name) };
           return { rules: list(role.rules) };
         }
         default:
@@ -93,10 +95,10 @@ export class RuleResolver {
     }
   }
 
-  #notFound(resource: "roles" | "clusterroles", name: string): ResolutionError {
-    const word = this.#registryWording ? resource : resource.slice(0, -1);
+  #notFound(kind: "role" | "clusterrole", name: string): ResolutionError {
+    const resource = this.#notFoundResource ?? kind;
     return {
-      message: `${word}.${RBAC_GROUP} ${goQuote(name)} not found`,
+      message: `${resource}.${RBAC_GROUP} ${goQuote(name)} not found`,
       notFound: { resource, name },
     };
   }
