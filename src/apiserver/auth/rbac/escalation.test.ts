@@ -297,6 +297,7 @@ describe("EscalationChecks: bindings", () => {
   it("answers a roleRef of an unknown kind with a 500 without reason, as kube's storage does before validation", () => {
     const err = bindingWrite(roleBinding("ns", "b", "Thing:x", "User:eve"));
     assert.equal(err?.code, 500);
+    assert.equal(bindingWrite(roleBinding("ns", "b", "toString:x", "User:eve"))?.code, 500);
     assert.equal(err?.status.reason, undefined);
     assert.equal(err?.status.message, 'unsupported role reference kind: "Thing"');
   });

@@ -137,7 +137,12 @@ export class EscalationChecks {
     if (isMaster(user)) return undefined;
     if (oldObject !== undefined && onlyGcFieldsChange(object, oldObject)) return undefined;
     const { roleRef } = object;
-    const roleResource = { Role: "roles", ClusterRole: "clusterroles" }[roleRef.kind];
+    const roleResource =
+      roleRef.kind === "Role"
+        ? "roles"
+        : roleRef.kind === "ClusterRole"
+          ? "clusterroles"
+          : undefined;
     if (roleResource !== undefined) {
       const bind = resourceAttributes(
         "bind",
