@@ -9,7 +9,10 @@ export interface ServeProcess extends AsyncDisposable {
   readonly child: ChildProcess;
 }
 
-/** Starts `kontroller serve --port 0 --controllers none <args>`; resolves once it listens. */
+/**
+ * Starts `kontroller serve --port 0 --controllers none --insecure-http <args>` (plain HTTP on
+ * loopback, which the benchmarks' client speaks); resolves once it listens.
+ */
 export async function startServe(args: string[]): Promise<ServeProcess> {
   const child = spawn(
     process.execPath,
@@ -21,6 +24,7 @@ export async function startServe(args: string[]): Promise<ServeProcess> {
       "0",
       "--controllers",
       "none",
+      "--insecure-http",
       ...args,
     ],
     { stdio: ["ignore", "pipe", "pipe"] },

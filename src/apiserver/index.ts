@@ -1,8 +1,8 @@
 /**
  * kontroller/apiserver — the embedded Kubernetes-compatible API server: storage, watch cache,
- * registry and HTTP.
+ * registry, HTTP and TLS (its own CA, serving and client certificates).
  */
-export { kubeconfigFor } from "./http/kubeconfig.ts";
+export { type KubeconfigCredentials, kubeconfigFor } from "./http/kubeconfig.ts";
 export { ApiServer, type ApiServerOptions } from "./http/server.ts";
 export {
   type EtcdReadyOptions,
@@ -22,4 +22,13 @@ export {
   type WatchBatch,
 } from "./storage/storage.ts";
 export { isStorageError, StorageError, type StorageErrorCode } from "./storage/storage-error.ts";
+export { CERT_DIR_FILES, type ServingPki } from "./tls/cert-dir.ts";
+export {
+  CertificateAuthority,
+  type CertificateAuthorityOptions,
+  type ClientCertificateOptions,
+  type KeyCertificate,
+  type ServingCertificateOptions,
+} from "./tls/certificate-authority.ts";
+export { issueAdminCertificate, type ServingTlsOptions } from "./tls/serving.ts";
 export type { WatchCacheStats } from "./watchcache/watch-cache.ts";

@@ -37,6 +37,15 @@ export interface ClientOptions {
   url?: string;
   /** With `url`: a bearer token sent as `Authorization: Bearer TOKEN` with every request. */
   token?: string;
+  /**
+   * With an `https://` url: the CA certificate(s) (PEM) the server's certificate is verified by
+   * (an embedded server's `certificates.ca.certificatePem`). @default the system's CAs
+   */
+  ca?: string | Uint8Array;
+  /** With `url`: a client certificate (PEM) to authenticate with, and its `key`. @default none */
+  cert?: string | Uint8Array;
+  /** With `url` and `cert`: the client certificate's private key (PEM). */
+  key?: string | Uint8Array;
   /** A loaded `KubeConfig`, or the path of a kubeconfig file. */
   kubeconfig?: KubeConfig | string;
   /** The kubeconfig context to use. @default the kubeconfig's current-context */
@@ -73,7 +82,10 @@ export interface ClientOptions {
  * `createClient` makes the transport from a URL or a kubeconfig.
  */
 export interface ClientConstructorOptions
-  extends Omit<ClientOptions, "url" | "token" | "kubeconfig" | "context" | "transport"> {
+  extends Omit<
+    ClientOptions,
+    "url" | "token" | "ca" | "cert" | "key" | "kubeconfig" | "context" | "transport"
+  > {
   /** How requests reach the server. */
   transport: Transport;
 }
@@ -216,19 +228,35 @@ export function createClient(options: ClientOptions = {}): Client {
       "must not be given with kubeconfig or transport (give at most one of the three)",
     );
   }
-  if (options.token !== undefined && options.url === undefined) {
+  for (const name of ["token", "ca", "cert", "key"] as const) {
+    if (options[name] !== undefined && options.url === undefined) {
+      throw new InvalidOptionError(
+        "createClient",
+        name,
+        `(a ${name === "token" ? "token" : "PEM"})`,
+        "goes with url (a kubeconfig carries its own)",
+      );
+    }
+  }
+  if ((options.cert === undefined) !== (options.key === undefined)) {
     throw new InvalidOptionError(
       "createClient",
-      "token",
-      "(a token)",
-      "goes with url (a kubeconfig carries its own)",
+      options.cert === undefined ? "key" : "cert",
+      "(a PEM)",
+      "needs its pair: give both cert and key",
     );
   }
   let transport: Transport;
   const http = options.streamThread === undefined ? {} : { streamThread: options.streamThread };
   if (options.transport !== undefined) transport = options.transport;
-  else if (options.url !== undefined) transport = urlTransport(options.url, options.token, http);
-  else if (options.kubeconfig !== undefined && typeof options.kubeconfig !== "string") {
+  else if (options.url !== undefined) {
+    const tls = {
+      ...(options.ca === undefined ? {} : { ca: options.ca }),
+      ...(options.cert === undefined ? {} : { cert: options.cert }),
+      ...(options.key === undefined ? {} : { key: options.key }),
+    };
+    transport = urlTransport(options.url, options.token, { ...http, ...tls });
+  } else if (options.kubeconfig !== undefined && typeof options.kubeconfig !== "string") {
     const kc = options.kubeconfig;
     if (options.context !== undefined) kc.setCurrentContext(options.context);
     transport = kubeConfigTransport(kc, http);
@@ -273,11 +301,14 @@ function lazyTransport(make: () => Promise<Transport>): Transport {
   };
 }
 
-/** The transport for a bare URL, with a bearer token on every request when one is given. */
+/**
+ * The transport for a URL, with a bearer token on every request when one is given, and the TLS
+ * material given.
+ */
 function urlTransport(
   url: string,
   token: string | undefined,
-  options: Pick<HttpTransportOptions, "streamThread">,
+  options: Pick<HttpTransportOptions, "streamThread" | "ca" | "cert" | "key">,
 ): Transport {
   if (token === undefined) return new HttpTransport({ url, ...options });
   const authorization = `Bearer ${token}`;

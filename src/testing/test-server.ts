@@ -1,7 +1,13 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ApiServer, type ApiServerOptions, kubeconfigFor } from "../apiserver/index.ts";
+import {
+  ApiServer,
+  type ApiServerOptions,
+  issueAdminCertificate,
+  type KeyCertificate,
+  kubeconfigFor,
+} from "../apiserver/index.ts";
 import { silentLogger } from "../cache/index.ts";
 import { type ControlPlane, startControlPlane } from "../controlplane/index.ts";
 import { InvalidOptionError } from "../core/index.ts";
@@ -19,7 +25,8 @@ export interface TestServerOptions extends Omit<ApiServerOptions, "port" | "host
    * The embedded API server, or a real kube-apiserver and etcd from binaries on disk (see
    * `startKubeApiServer`). On kube-apiserver, `token`, `compactionIntervalMs` and
    * `minRequestTimeoutSeconds` become its flags; `storage`, `clock` and `watchCache` exist only on
-   * the embedded server and are refused.
+   * the embedded server and are refused; `tls` is what kube-apiserver always has (its
+   * kubeconfig is over TLS; `url` stays the plain-HTTP front).
    * @default `$KONTROLLER_TEST_BACKEND`, else "embedded"
    */
   backend?: TestBackend;
@@ -53,8 +60,14 @@ export interface TestServer extends AsyncDisposable {
    */
   readonly url: string;
   /**
-   * A kubeconfig (YAML) for the server, its context selected. On kube-apiserver it reaches the
-   * server itself, over TLS with the admin's token.
+   * The CA (PEM) that `url`'s certificate is verified by, when it is `https://` (the embedded
+   * server with `tls`); undefined over plain HTTP.
+   */
+  readonly ca: string | undefined;
+  /**
+   * A kubeconfig (YAML) for the server, its context selected. With `tls`, it trusts the server's
+   * CA and authenticates as the administrator by a client certificate (and the token, if any).
+   * On kube-apiserver it reaches the server itself, over TLS with the admin's token.
    */
   readonly kubeconfig: string;
   /** A file holding {@link kubeconfig}, for `kubectl --kubeconfig`; removed on close. */
@@ -127,13 +140,25 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     await own?.close();
     throw err;
   }
-  const kubeconfig = kubeconfigFor(url, options.token);
   const token = options.token;
+  const pki = server.certificates;
+  let admin: KeyCertificate | undefined;
+  if (pki !== undefined) admin = await issueAdminCertificate(pki.ca);
+  const kubeconfig = kubeconfigFor(url, {
+    ...(token === undefined ? {} : { token }),
+    ...(pki === undefined ? {} : { certificateAuthority: pki.ca.certificatePem }),
+    ...(admin === undefined ? {} : { clientCertificate: admin }),
+  });
   let controlPlane: ControlPlane | undefined;
   if (controllers) {
     try {
       controlPlane = await startControlPlane({
-        clientOptions: token === undefined ? { url } : { url, token },
+        clientOptions: {
+          url,
+          ...(token === undefined ? {} : { token }),
+          ...(pki === undefined ? {} : { ca: pki.ca.certificatePem }),
+          ...(admin === undefined ? {} : { cert: admin.certificatePem, key: admin.privateKeyPem }),
+        },
         logger: silentLogger,
         gracefulShutdownMs: 1000,
       });
@@ -159,6 +184,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   return {
     backend: "embedded",
     url,
+    ca: pki?.ca.certificatePem,
     kubeconfig,
     kubeconfigPath,
     server,
@@ -238,6 +264,7 @@ async function startKube(options: TestServerOptions): Promise<TestServer> {
     return {
       backend: "kube-apiserver",
       url,
+      ca: undefined,
       kubeconfig: kube.kubeconfig,
       kubeconfigPath,
       get server(): ApiServer {

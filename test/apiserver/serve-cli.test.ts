@@ -1,46 +1,30 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-
-const node = process.execPath;
-const cli = new URL("../../src/cli/kontroller.ts", import.meta.url).pathname;
-
-/** Starts `kontroller serve` and resolves with the URL from its listening line. */
-function serve(args: string[]) {
-  const child = spawn(node, ["--conditions=kontroller-source", cli, "serve", ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  let err = "";
-  child.stderr.on("data", (d: Buffer) => {
-    err += d.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const listening = new Promise<string>((resolve, reject) => {
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /^kontroller API server listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    void exited.then((code) => reject(new Error(`serve exited with ${code}: ${err}`)));
-  });
-  return { child, listening, exited, stderr: () => err };
-}
+import { serve } from "./serve-rig.ts";
 
 describe("kontroller serve", () => {
   it("prints the listening line, writes a kubeconfig, requires the token and stops cleanly on SIGTERM", async () => {
     const dir = await mkdtemp(join(tmpdir(), "kontroller-serve-"));
     try {
       const kubeconfig = join(dir, "kubeconfig");
-      const s = serve(["--port", "0", "--token", "t0k", "--kubeconfig-out", kubeconfig]);
+      const s = serve([
+        "--port",
+        "0",
+        "--insecure-http",
+        "--token",
+        "t0k",
+        "--kubeconfig-out",
+        kubeconfig,
+      ]);
       const url = await s.listening;
       const written = await readFile(kubeconfig, "utf8");
       assert.match(written, new RegExp(`server: ${url}`));
       assert.match(written, /token: t0k/);
       assert.match(written, /current-context: kontroller/);
+      assert.match(s.stderr(), /--insecure-http: serving plain HTTP on loopback/);
       assert.equal((await fetch(`${url}/version`)).status, 401);
       assert.equal(
         (await fetch(`${url}/version`, { headers: { authorization: "Bearer t0k" } })).status,
@@ -54,7 +38,15 @@ describe("kontroller serve", () => {
   });
 
   it("stops cleanly on SIGINT, bare (--controllers none) on the host it is given", async () => {
-    const s = serve(["--port", "0", "--host", "127.0.0.1", "--controllers", "none"]);
+    const s = serve([
+      "--port",
+      "0",
+      "--insecure-http",
+      "--host",
+      "127.0.0.1",
+      "--controllers",
+      "none",
+    ]);
     const url = await s.listening;
     const created = await fetch(`${url}/api/v1/namespaces`, {
       method: "POST",
@@ -68,9 +60,13 @@ describe("kontroller serve", () => {
   });
 
   it("refuses bad flags with exit code 2 and a message", async () => {
-    for (const args of [["--port", "70000"], ["--storage", "etcd"], ["--bogus"]]) {
+    for (const args of [
+      ["--port", "70000"],
+      ["--storage", "etcd"],
+      ["--bogus"],
+      ["--insecure-http", "--cert-dir", "/tmp/x"],
+    ]) {
       const s = serve(args);
-      s.listening.catch(() => {});
       assert.equal(await s.exited, 2, args.join(" "));
       assert.match(s.stderr(), /kontroller serve: /);
     }

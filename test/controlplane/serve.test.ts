@@ -30,7 +30,7 @@ function serve(args: string[]) {
   const listening = new Promise<string>((resolve, reject) => {
     child.stdout.on("data", (d: Buffer) => {
       out += d.toString();
-      const m = /^kontroller API server listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(out);
+      const m = /^kontroller API server listening on (https?:\/\/127\.0\.0\.1:\d+)$/m.exec(out);
       if (m) resolve(m[1]!);
     });
     void exited.then((code) => reject(new Error(`serve exited with ${code}: ${err}`)));
@@ -63,7 +63,7 @@ describe("kontroller serve --controllers", { timeout: 60_000 }, () => {
   });
 
   it("leaves the work to others with --controllers=none", async () => {
-    const s = serve(["--port", "0", "--controllers=none"]);
+    const s = serve(["--port", "0", "--insecure-http", "--controllers=none"]);
     try {
       const url = await s.listening;
       await using client = createClient({ url });

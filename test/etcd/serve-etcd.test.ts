@@ -12,9 +12,13 @@ import { call, configMap } from "../apiserver/helpers.ts";
 const cli = new URL("../../src/cli/kontroller.ts", import.meta.url).pathname;
 const cms = "/api/v1/namespaces/default/configmaps";
 
-/** Starts `kontroller serve`; resolves `listening` with its URL, `said(re)` on stderr lines. */
+/**
+ * Starts `kontroller serve` on plain HTTP (loopback); resolves `listening` with its URL,
+ * `said(re)` on stderr lines.
+ */
 function serve(args: string[]) {
-  const child = spawn(process.execPath, ["--conditions=kontroller-source", cli, "serve", ...args], {
+  const argv = ["--conditions=kontroller-source", cli, "serve", "--insecure-http", ...args];
+  const child = spawn(process.execPath, argv, {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

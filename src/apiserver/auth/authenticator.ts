@@ -1,3 +1,5 @@
+import type { Socket } from "node:net";
+import type { CertificateAuthenticator } from "./certificate-authentication.ts";
 import type { ServiceAccountTokens } from "./service-account-tokens.ts";
 import { ANONYMOUS_USER, TOKEN_USER, type UserInfo } from "./user.ts";
 
@@ -7,6 +9,8 @@ export interface AuthenticatorOptions {
   readonly token?: string;
   /** The service account tokens the server issued. */
   readonly serviceAccountTokens: ServiceAccountTokens;
+  /** Who TLS client certificates are, on a server that serves HTTPS. @default none */
+  readonly certificates?: CertificateAuthenticator;
 }
 
 /** What a TokenReview says of a token (authentication.k8s.io/v1 `TokenReviewStatus`). */
@@ -32,24 +36,40 @@ const INVALID_BEARER_TOKEN = "invalid bearer token";
  *
  * With a shared token, a request with neither (no credentials, or a token the server does not
  * know) is not authenticated: 401.
+ *
+ * Over HTTPS, a verified client certificate comes first, as kube's x509 authenticator precedes
+ * its token authenticators: the request is the certificate's user (CN, groups O). A certificate
+ * that does not verify (another CA, expired) is a 401 unless the request's token authenticates
+ * it — never anonymous, as kube answers a credential that fails.
  */
 export class Authenticator {
   readonly #token: string | undefined;
   readonly #tokens: ServiceAccountTokens;
+  readonly #certificates: CertificateAuthenticator | undefined;
 
   constructor(options: AuthenticatorOptions) {
     this.#token = options.token;
     this.#tokens = options.serviceAccountTokens;
+    this.#certificates = options.certificates;
   }
 
-  /** The user a request's `Authorization` header authenticates; undefined for a 401. */
-  async authenticateRequest(authorization: string | undefined): Promise<UserInfo | undefined> {
+  /**
+   * The user a request authenticates, by its connection's client certificate (`socket`, over
+   * HTTPS) and its `Authorization` header; undefined for a 401.
+   */
+  async authenticateRequest(
+    authorization: string | undefined,
+    socket?: Socket,
+  ): Promise<UserInfo | undefined> {
+    const certificate = socket === undefined ? undefined : this.#certificates?.authenticate(socket);
+    if (certificate?.kind === "authenticated") return certificate.user;
     const bearer = /^Bearer (\S+)$/i.exec(authorization?.trim() ?? "")?.[1];
     if (bearer !== undefined) {
       if (this.#token !== undefined && bearer === this.#token) return TOKEN_USER;
       const found = await this.#tokens.authenticate(bearer);
       if (found.kind === "authenticated") return found.user;
     }
+    if (certificate?.kind === "rejected") return undefined;
     return this.#token === undefined ? ANONYMOUS_USER : undefined;
   }
 

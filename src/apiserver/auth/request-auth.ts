@@ -1,6 +1,7 @@
 import type { Clock } from "../../core/index.ts";
 import { Authenticator } from "./authenticator.ts";
 import { type Authorizer, alwaysAllow } from "./authorizer.ts";
+import type { CertificateAuthenticator } from "./certificate-authentication.ts";
 import { type ObjectLookup, ServiceAccountTokens } from "./service-account-tokens.ts";
 
 /** Who requests are from and what they may do: the server's authentication and authorization. */
@@ -17,6 +18,8 @@ export interface RequestAuthOptions {
   readonly token?: string;
   /** Reads the objects service account tokens name. */
   readonly lookup: ObjectLookup;
+  /** Who TLS client certificates are, on a server that serves HTTPS. @default none */
+  readonly certificates?: CertificateAuthenticator;
   readonly clock: Clock;
 }
 
@@ -29,6 +32,7 @@ export function requestAuth(options: RequestAuthOptions): RequestAuth {
   return {
     authenticator: new Authenticator({
       ...(options.token === undefined ? {} : { token: options.token }),
+      ...(options.certificates === undefined ? {} : { certificates: options.certificates }),
       serviceAccountTokens: tokens,
     }),
     authorizer: alwaysAllow,

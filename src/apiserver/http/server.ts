@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import {
   type CancelTimer,
   type Clock,
   checkNumber,
-  errorMessage,
   errors,
   InvalidOptionError,
   realClock,
@@ -13,10 +13,11 @@ import { requestAuth } from "../auth/request-auth.ts";
 import { CrdController } from "../crd/crd-controller.ts";
 import { FieldManagers } from "../managedfields/field-managers.ts";
 import { Registry } from "../registry/registry.ts";
-import { parseIpv4Cidr, parsePortRange } from "../registry/service-allocation.ts";
 import { MemoryStorage } from "../storage/memory-storage.ts";
 import type { Storage } from "../storage/storage.ts";
-import type { WatchCacheOptions, WatchCacheStats } from "../watchcache/watch-cache.ts";
+import type { ServingPki } from "../tls/cert-dir.ts";
+import { type ServingTls, type ServingTlsOptions, servingTls } from "../tls/serving.ts";
+import type { WatchCacheStats } from "../watchcache/watch-cache.ts";
 import { aggregatedDiscovery, discoveryContentType } from "./aggregated-discovery.ts";
 import { discoveredResources } from "./discovered.ts";
 import {
@@ -33,50 +34,9 @@ import { OpenApiService } from "./openapi-service.ts";
 import { parsePath } from "./request-info.ts";
 import { handleResource, type ResourceContext } from "./resource-handler.ts";
 import { sendError, sendJson } from "./respond.ts";
+import { type ApiServerOptions, serviceRanges, tlsOption } from "./server-options.ts";
 
-/** Options of {@link ApiServer}. */
-export interface ApiServerOptions {
-  /** Address to bind. @default "127.0.0.1" */
-  host?: string;
-  /** Port to bind; 0 picks a free one. @default 0 */
-  port?: number;
-  /**
-   * When set, every request needs `Authorization: Bearer <token>` (or a service account token
-   * the server issued; 401 otherwise), and the token's user is an administrator. When not set,
-   * requests are kube's anonymous user. Every request is allowed either way.
-   */
-  token?: string;
-  /** Where objects live. @default a new MemoryStorage (closed with the server) */
-  storage?: Storage;
-  /** @default realClock */
-  clock?: Clock;
-  /** Default watches last 1–2× this many seconds (kube's --min-request-timeout). @default 1800 */
-  minRequestTimeoutSeconds?: number;
-  /** How often storage history is compacted (kube: 5 min). 0 disables it. @default 300000 */
-  compactionIntervalMs?: number;
-  /**
-   * The IPv4 range Services' cluster IPs come from (kube's --service-cluster-ip-range).
-   * @default "10.0.0.0/24", as kube-apiserver's
-   */
-  serviceClusterIpRange?: string;
-  /**
-   * The range Services' node ports come from (kube's --service-node-port-range).
-   * @default "30000-32767"
-   */
-  serviceNodePortRange?: string;
-  /** Watch cache tuning, for every resource. */
-  watchCache?: Partial<
-    Pick<
-      WatchCacheOptions,
-      | "historyMinCapacity"
-      | "historyMaxCapacity"
-      | "eventFreshMs"
-      | "watcherBufferSize"
-      | "freshnessTimeoutMs"
-      | "bookmarkIntervalMs"
-    >
-  >;
-}
+export type { ApiServerOptions } from "./server-options.ts";
 
 /**
  * The embedded Kubernetes-compatible API server. The constructor only checks options;
@@ -87,6 +47,8 @@ export class ApiServer {
   readonly #host: string;
   readonly #port: number;
   readonly #token: string | undefined;
+  readonly #tlsOptions: ServingTlsOptions | undefined;
+  #tls: ServingTls | undefined;
   readonly #storage: Storage;
   readonly #ownsStorage: boolean;
   readonly #clock: Clock;
@@ -97,7 +59,7 @@ export class ApiServer {
   readonly #crds: CrdController;
   readonly #openapi: OpenApiService;
   readonly #metrics: ApiServerMetrics;
-  #http: Server | undefined;
+  #http: Server | HttpsServer | undefined;
   #url: string | undefined;
   #closing: Promise<void> | undefined;
   #cancelCompaction: CancelTimer | undefined;
@@ -122,6 +84,7 @@ export class ApiServer {
       );
     }
     this.#token = options.token;
+    this.#tlsOptions = tlsOption(owner, options.tls, this.#host);
     this.#storage = options.storage ?? new MemoryStorage();
     this.#ownsStorage = options.storage === undefined;
     this.#clock = options.clock ?? realClock;
@@ -149,7 +112,15 @@ export class ApiServer {
     this.#metrics = new ApiServerMetrics(this.#clock, () => storedObjects(this.#registry));
   }
 
-  /** `http://host:port` once listening. */
+  /**
+   * Over HTTPS, once listening: the CA (what clients trust; it mints client certificates too),
+   * the serving certificate, and what `listen()` wrote to the cert dir. Undefined over HTTP.
+   */
+  get certificates(): ServingPki | undefined {
+    return this.#tls?.pki;
+  }
+
+  /** `http://host:port` (or `https://`) once listening. */
   get url(): string {
     if (this.#url === undefined) throw new Error("ApiServer: not listening; call listen() first");
     return this.#url;
@@ -163,6 +134,10 @@ export class ApiServer {
   /** Starts serving. Resolves with the URL once requests are accepted. */
   async listen(): Promise<string> {
     if (this.#url !== undefined) return this.#url;
+    // On the real clock whatever the server's: TLS peers check validity on the wall clock.
+    if (this.#tlsOptions !== undefined) {
+      this.#tls ??= await servingTls({ ...this.#tlsOptions, bindAddress: this.#host });
+    }
     await this.#registry.start((served) => this.#fields.managed(served, {}));
     await this.#crds.start();
     const ctx: ResourceContext = {
@@ -173,6 +148,7 @@ export class ApiServer {
       metrics: this.#metrics,
       auth: requestAuth({
         ...(this.#token === undefined ? {} : { token: this.#token }),
+        ...(this.#tls === undefined ? {} : { certificates: this.#tls.authenticator }),
         clock: this.#clock,
         lookup: (resource, namespace, name) => {
           const served = this.#registry.lookup("", "v1", resource);
@@ -181,13 +157,16 @@ export class ApiServer {
         },
       }),
     };
-    const server = createServer((req, res) => {
+    const handler = (req: IncomingMessage, res: ServerResponse) => {
       this.#inFlight++;
       res.once("close", () => {
         if (--this.#inFlight === 0) this.#drained?.();
       });
       this.#handle(ctx, req, res).catch((err: unknown) => sendError(res, err));
-    });
+    };
+    const tls = this.#tls;
+    const server =
+      tls === undefined ? createServer(handler) : createHttpsServer(tls.serverOptions, handler);
     server.keepAliveTimeout = 65_000;
     // Watches last as long as they need; bodies are bounded by size, not time.
     server.requestTimeout = 0;
@@ -201,7 +180,7 @@ export class ApiServer {
     });
     const { port } = server.address() as AddressInfo;
     const host = this.#host.includes(":") ? `[${this.#host}]` : this.#host;
-    this.#url = `http://${host}:${port}`;
+    this.#url = `${tls === undefined ? "http" : "https"}://${host}:${port}`;
     this.#scheduleCompaction(await this.#storage.currentRevision());
     return this.#url;
   }
@@ -289,7 +268,10 @@ export class ApiServer {
   }
 
   async #handle(ctx: ResourceContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const user = await ctx.auth.authenticator.authenticateRequest(req.headers.authorization);
+    const user = await ctx.auth.authenticator.authenticateRequest(
+      req.headers.authorization,
+      req.socket,
+    );
     if (user === undefined) throw errors.unauthorized();
     const raw = req.url ?? "/";
     const q = raw.indexOf("?");
@@ -390,27 +372,4 @@ function notFound() {
   e.status.message = "the server could not find the requested resource";
   e.status.details = {};
   return e;
-}
-
-/** The Service ranges of `options`, checked (an InvalidOptionError says what is wrong). */
-function serviceRanges(
-  owner: string,
-  options: ApiServerOptions,
-): { serviceClusterIpRange?: string; serviceNodePortRange?: string } {
-  const out: { serviceClusterIpRange?: string; serviceNodePortRange?: string } = {};
-  const checks = [
-    ["serviceClusterIpRange", parseIpv4Cidr],
-    ["serviceNodePortRange", parsePortRange],
-  ] as const;
-  for (const [name, parse] of checks) {
-    const value = options[name];
-    if (value === undefined) continue;
-    try {
-      parse(value);
-    } catch (err) {
-      throw new InvalidOptionError(owner, name, value, errorMessage(err));
-    }
-    out[name] = value;
-  }
-  return out;
 }

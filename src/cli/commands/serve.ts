@@ -1,21 +1,43 @@
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { ApiServer, EtcdStorage, kubeconfigFor } from "../../apiserver/index.ts";
+import {
+  ApiServer,
+  EtcdStorage,
+  issueAdminCertificate,
+  type KeyCertificate,
+  kubeconfigFor,
+  type ServingTlsOptions,
+} from "../../apiserver/index.ts";
 import { stderrLogger } from "../../cache/index.ts";
 import { type ControlPlane, startControlPlane } from "../../controlplane/index.ts";
 import { errorMessage } from "../../core/index.ts";
 import type { Command } from "../command.ts";
 
 const USAGE = `usage: kontroller serve [--host 127.0.0.1] [--port 6443] [--kubeconfig-out PATH] [--token TOKEN]
+                        [--cert-dir DIR] [--tls-san NAME,...] [--client-ca-file PATH]
+                        [--insecure-http]
                         [--storage memory|etcd] [--etcd-endpoints URL,...] [--etcd-prefix /registry]
                         [--controllers all|none] [--service-cluster-ip-range CIDR]
                         [--service-node-port-range FIRST-LAST]
 
-Runs the embedded Kubernetes-compatible API server until SIGINT or SIGTERM.
+Runs the embedded Kubernetes-compatible API server until SIGINT or SIGTERM. It serves HTTPS
+with a certificate signed by its own CA (made at start, or kept in --cert-dir).
   --host            address to bind (default 127.0.0.1: loopback only)
   --port            port to bind; 0 picks a free one (default 6443)
-  --kubeconfig-out  write a kubeconfig for the server to PATH (its context selected)
-  --token           require "Authorization: Bearer TOKEN" on every request (401 otherwise)
+  --kubeconfig-out  write a kubeconfig for the server to PATH (its context selected): it trusts
+                    the server's CA and authenticates as the administrator ("admin", group
+                    system:masters) by a client certificate, and by the token if one is given
+  --token           require "Authorization: Bearer TOKEN" on every request without a client
+                    certificate (401 otherwise)
+  --cert-dir        keep the CA and serving certificate in DIR (ca.crt, ca.key, apiserver.crt,
+                    apiserver.key, as kubeadm names them) and reuse them at the next start; a
+                    serving certificate that does not cover the server's names is replaced
+  --tls-san         more host names or addresses for the serving certificate, comma-separated
+                    (it always covers localhost, 127.0.0.1, ::1 and the bind address)
+  --client-ca-file  client certificates signed by the CAs in PATH (PEM) authenticate their
+                    users too (CN the user, O the groups), besides the server's own CA's
+  --insecure-http   serve plain HTTP instead, on a loopback --host only: nothing is encrypted
+                    and kubectl sends no token over it
   --storage         where objects live: memory (default; gone when the server stops) or etcd
   --etcd-endpoints  with --storage etcd: etcd client URLs, comma-separated (required), e.g.
                     http://127.0.0.1:2379; start-up waits for etcd, retrying
@@ -38,6 +60,10 @@ async function serve(args: string[]): Promise<number> {
     port?: string;
     "kubeconfig-out"?: string;
     token?: string;
+    "cert-dir"?: string;
+    "tls-san"?: string;
+    "client-ca-file"?: string;
+    "insecure-http"?: boolean;
     storage?: string;
     "etcd-endpoints"?: string;
     "etcd-prefix"?: string;
@@ -54,6 +80,10 @@ async function serve(args: string[]): Promise<number> {
         port: { type: "string" },
         "kubeconfig-out": { type: "string" },
         token: { type: "string" },
+        "cert-dir": { type: "string" },
+        "tls-san": { type: "string" },
+        "client-ca-file": { type: "string" },
+        "insecure-http": { type: "boolean" },
         storage: { type: "string" },
         "etcd-endpoints": { type: "string" },
         "etcd-prefix": { type: "string" },
@@ -108,11 +138,18 @@ async function serve(args: string[]): Promise<number> {
     );
     return 2;
   }
+  const tls = await tlsOptions(values);
+  if (typeof tls === "string") {
+    process.stderr.write(`kontroller serve: ${tls}\n`);
+    await etcd?.close();
+    return 2;
+  }
   let server: ApiServer;
   try {
     server = new ApiServer({
       host: values.host ?? "127.0.0.1",
       port,
+      tls,
       ...(values.token !== undefined ? { token: values.token } : {}),
       ...(etcd !== undefined ? { storage: etcd } : {}),
       ...(values["service-cluster-ip-range"] !== undefined
@@ -140,15 +177,35 @@ async function serve(args: string[]): Promise<number> {
     await etcd?.close();
     return 1;
   }
+  const pki = server.certificates;
+  for (const change of pki?.changes ?? []) process.stderr.write(`kontroller serve: ${change}\n`);
+  if (pki === undefined) {
+    process.stderr.write(
+      "kontroller serve: --insecure-http: serving plain HTTP on loopback; nothing is encrypted, and kubectl sends no token over it\n",
+    );
+  }
+  const token = values.token;
+  const admin: KeyCertificate | undefined =
+    pki === undefined ? undefined : await issueAdminCertificate(pki.ca);
   if (values["kubeconfig-out"] !== undefined) {
-    await writeFile(values["kubeconfig-out"], kubeconfigFor(url, values.token));
+    const kubeconfig = kubeconfigFor(url, {
+      ...(token === undefined ? {} : { token }),
+      ...(pki === undefined ? {} : { certificateAuthority: pki.ca.certificatePem }),
+      ...(admin === undefined ? {} : { clientCertificate: admin }),
+    });
+    // It holds the administrator's key (and token): readable by its owner only.
+    await writeFile(values["kubeconfig-out"], kubeconfig, { mode: 0o600 });
   }
   let controlPlane: ControlPlane | undefined;
   if (controllers === "all") {
-    const token = values.token;
     try {
       controlPlane = await startControlPlane({
-        clientOptions: token === undefined ? { url } : { url, token },
+        clientOptions: {
+          url,
+          ...(token === undefined ? {} : { token }),
+          ...(pki === undefined ? {} : { ca: pki.ca.certificatePem }),
+          ...(admin === undefined ? {} : { cert: admin.certificatePem, key: admin.privateKeyPem }),
+        },
         logger: stderrLogger,
       });
     } catch (err) {
@@ -174,6 +231,48 @@ async function serve(args: string[]): Promise<number> {
   await server.close();
   await etcd?.close();
   return 0;
+}
+
+/**
+ * The server's `tls` option from the TLS flags (HTTPS unless --insecure-http), or what is
+ * wrong with them.
+ */
+async function tlsOptions(values: {
+  host?: string;
+  "cert-dir"?: string;
+  "tls-san"?: string;
+  "client-ca-file"?: string;
+  "insecure-http"?: boolean;
+}): Promise<ServingTlsOptions | false | string> {
+  const tlsFlags = (["cert-dir", "tls-san", "client-ca-file"] as const).filter(
+    (flag) => values[flag] !== undefined,
+  );
+  if (values["insecure-http"]) {
+    if (tlsFlags.length > 0) return `--insecure-http serves no TLS: drop --${tlsFlags[0]}`;
+    const host = (values.host ?? "127.0.0.1").replace(/^\[|\]$/g, "");
+    if (!(host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host))) {
+      return `--insecure-http serves plain HTTP on loopback only (127.0.0.1, ::1, localhost), and --host is ${JSON.stringify(values.host)}: serve HTTPS there instead (drop --insecure-http)`;
+    }
+    return false;
+  }
+  let clientCa: string | undefined;
+  const caFile = values["client-ca-file"];
+  if (caFile !== undefined) {
+    try {
+      clientCa = await readFile(caFile, "utf8");
+    } catch (err) {
+      return `--client-ca-file: cannot read ${caFile}: ${errorMessage(err)}`;
+    }
+  }
+  const sans = values["tls-san"]
+    ?.split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  return {
+    ...(values["cert-dir"] === undefined ? {} : { certDir: values["cert-dir"] }),
+    ...(sans === undefined ? {} : { hosts: sans }),
+    ...(clientCa === undefined ? {} : { clientCa }),
+  };
 }
 
 /**

@@ -1,0 +1,108 @@
+import { isIP } from "node:net";
+import { type Clock, errorMessage, InvalidOptionError } from "../../core/index.ts";
+import { parseIpv4Cidr, parsePortRange } from "../registry/service-allocation.ts";
+import type { Storage } from "../storage/storage.ts";
+import type { ServingTlsOptions } from "../tls/serving.ts";
+import type { WatchCacheOptions } from "../watchcache/watch-cache.ts";
+
+/** Options of `ApiServer`. */
+export interface ApiServerOptions {
+  /** Address to bind. @default "127.0.0.1" */
+  host?: string;
+  /** Port to bind; 0 picks a free one. @default 0 */
+  port?: number;
+  /**
+   * When set, every request needs `Authorization: Bearer <token>` (or a service account token
+   * the server issued; 401 otherwise), and the token's user is an administrator. When not set,
+   * requests are kube's anonymous user. Every request is allowed either way.
+   */
+  token?: string;
+  /**
+   * Serve HTTPS: a CA and a serving certificate for the server's names and addresses, made at
+   * `listen()` or kept in `certDir`; client certificates the CA signed authenticate their users
+   * (CN, groups O); `certificates` gives the CA, to trust and to mint client certificates with.
+   * False: plain HTTP, which only a loopback `host` may serve.
+   * @default false
+   */
+  tls?: ServingTlsOptions | false;
+  /** Where objects live. @default a new MemoryStorage (closed with the server) */
+  storage?: Storage;
+  /** @default realClock */
+  clock?: Clock;
+  /** Default watches last 1–2× this many seconds (kube's --min-request-timeout). @default 1800 */
+  minRequestTimeoutSeconds?: number;
+  /** How often storage history is compacted (kube: 5 min). 0 disables it. @default 300000 */
+  compactionIntervalMs?: number;
+  /**
+   * The IPv4 range Services' cluster IPs come from (kube's --service-cluster-ip-range).
+   * @default "10.0.0.0/24", as kube-apiserver's
+   */
+  serviceClusterIpRange?: string;
+  /**
+   * The range Services' node ports come from (kube's --service-node-port-range).
+   * @default "30000-32767"
+   */
+  serviceNodePortRange?: string;
+  /** Watch cache tuning, for every resource. */
+  watchCache?: Partial<
+    Pick<
+      WatchCacheOptions,
+      | "historyMinCapacity"
+      | "historyMaxCapacity"
+      | "eventFreshMs"
+      | "watcherBufferSize"
+      | "freshnessTimeoutMs"
+      | "bookmarkIntervalMs"
+    >
+  >;
+}
+
+/**
+ * The `tls` option, checked: undefined for plain HTTP, which a server bound to anything but
+ * loopback refuses (a bearer token would cross the network in the clear).
+ */
+export function tlsOption(
+  owner: string,
+  tls: ApiServerOptions["tls"],
+  host: string,
+): ServingTlsOptions | undefined {
+  if (tls !== undefined && tls !== false && (typeof tls !== "object" || tls === null)) {
+    throw new InvalidOptionError(owner, "tls", tls, "must be false or an object of TLS options");
+  }
+  if (tls !== undefined && tls !== false) return tls;
+  const bare = host.replace(/^\[|\]$/g, "");
+  const loopback =
+    bare === "localhost" || bare === "::1" || (isIP(bare) === 4 && bare.startsWith("127."));
+  if (!loopback) {
+    throw new InvalidOptionError(
+      owner,
+      "host",
+      host,
+      "serves plain HTTP only on loopback (127.0.0.1, ::1, localhost): give tls to serve HTTPS on it",
+    );
+  }
+  return undefined;
+}
+
+/** The Service ranges of `options`, checked (an InvalidOptionError says what is wrong). */
+export function serviceRanges(
+  owner: string,
+  options: ApiServerOptions,
+): { serviceClusterIpRange?: string; serviceNodePortRange?: string } {
+  const out: { serviceClusterIpRange?: string; serviceNodePortRange?: string } = {};
+  const checks = [
+    ["serviceClusterIpRange", parseIpv4Cidr],
+    ["serviceNodePortRange", parsePortRange],
+  ] as const;
+  for (const [name, parse] of checks) {
+    const value = options[name];
+    if (value === undefined) continue;
+    try {
+      parse(value);
+    } catch (err) {
+      throw new InvalidOptionError(owner, name, value, errorMessage(err));
+    }
+    out[name] = value;
+  }
+  return out;
+}
