@@ -1,6 +1,7 @@
-import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
+import { WireType } from "@bufbuild/protobuf/wire";
 import { errorMessage } from "../core/index.ts";
 import { type DecodeHelpers, type FieldsReader, generateReader } from "./protobuf-decode-gen.ts";
+import { WireReader } from "./protobuf-reader.ts";
 import { kindMessage, type ProtoField, type ProtoMessage } from "./protobuf-schema.ts";
 import { formatDuration, formatMicroTime, formatTime } from "./protobuf-values.ts";
 
@@ -72,7 +73,7 @@ export function readEnvelope(bytes: Uint8Array): Envelope {
       const no = key >>> 3;
       const wire = key & 7;
       if (no === 1 && wire === WireType.LengthDelimited) {
-        const end = lengthEnd(r, bytes.length, "the envelope's type meta");
+        const end = lengthEnd(r, bytes.length, "the envelope's type meta", "");
         while (r.pos < end) {
           const k = r.uint32();
           if (k === 0x0a) apiVersion = r.string();
@@ -114,16 +115,8 @@ export function decodeObject(bytes: Uint8Array): Json {
 
 // ---- decoding ----
 
-/**
- * UTF-8 text of a string field longer than the reader's ASCII fast path (uids, images, paths):
- * Node's Buffer decoding, which costs less per call than the TextDecoder the reader defaults to.
- */
-function utf8(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
-}
-
-function reader(bytes: Uint8Array): BinaryReader {
-  return new BinaryReader(bytes, utf8);
+function reader(bytes: Uint8Array): WireReader {
+  return new WireReader(bytes);
 }
 //
 // One loop per message, no closure per field: a list of 10 000 Pods is some millions of fields.
@@ -132,18 +125,22 @@ function wireName(wire: number): string {
   return wire === 0 ? "varint" : wire === 2 ? "length-delimited" : `wire type ${wire}`;
 }
 
-/** A length-delimited field's end; throws when its length runs past `limit`. */
-function lengthEnd(r: BinaryReader, limit: number, what: string): number {
+/**
+ * A length-delimited field's end; throws when its length runs past `limit`, naming
+ * `owner.field` (two strings, joined only then: this runs for every nested message).
+ */
+function lengthEnd(r: WireReader, limit: number, owner: string, field: string): number {
   const len = r.uint32();
   const end = r.pos + len;
   if (end > limit) {
+    const what = field === "" ? owner : `${owner}.${field}`;
     throw new ProtobufError(`${what}: its length (${len}) runs past the end of the bytes`);
   }
   return end;
 }
 
 /** One message's value (JSON) from `r` up to `end`. */
-function readBody(r: BinaryReader, end: number, m: ProtoMessage): unknown {
+function readBody(r: WireReader, end: number, m: ProtoMessage): unknown {
   if (m.special === undefined) {
     const out: Json = {};
     readFields(r, end, m, out);
@@ -153,7 +150,7 @@ function readBody(r: BinaryReader, end: number, m: ProtoMessage): unknown {
 }
 
 /** The field of `m` a key names, its wire type checked; undefined for one `m` lacks (skipped). */
-function fieldOf(r: BinaryReader, m: ProtoMessage, key: number): ProtoField | undefined {
+function fieldOf(r: WireReader, m: ProtoMessage, key: number): ProtoField | undefined {
   const no = key >>> 3;
   const wire = key & 7;
   const f = m.byNumber[no];
@@ -170,7 +167,7 @@ function fieldOf(r: BinaryReader, m: ProtoMessage, key: number): ProtoField | un
 }
 
 /** Reads the fields of `m` up to `end` into `out`, by the reader generated for `m`. */
-function readFields(r: BinaryReader, end: number, m: ProtoMessage, out: Json): void {
+function readFields(r: WireReader, end: number, m: ProtoMessage, out: Json): void {
   readerOf(m)(r, end, out);
 }
 
@@ -192,7 +189,7 @@ function readerOf(m: ProtoMessage): FieldsReader {
 }
 
 /** The fields of `m` up to `end`, each by {@link readField}. */
-function walkFields(r: BinaryReader, end: number, m: ProtoMessage, out: Json): void {
+function walkFields(r: WireReader, end: number, m: ProtoMessage, out: Json): void {
   let no = 0;
   try {
     while (r.pos < end) {
@@ -211,7 +208,7 @@ function walkFields(r: BinaryReader, end: number, m: ProtoMessage, out: Json): v
  * message lacks (skipped, as Go skips it), a packed list, a wire type that does not match (an
  * error naming the field).
  */
-function readField(r: BinaryReader, end: number, m: ProtoMessage, out: Json, key: number): void {
+function readField(r: WireReader, end: number, m: ProtoMessage, out: Json, key: number): void {
   const f = fieldOf(r, m, key);
   if (f === undefined) return;
   if (f.map) {
@@ -222,7 +219,7 @@ function readField(r: BinaryReader, end: number, m: ProtoMessage, out: Json, key
     const items = (out[f.json] ?? []) as unknown[];
     out[f.json] = items;
     if ((key & 7) !== f.wire) {
-      const stop = lengthEnd(r, end, `${m.name}.${f.json}`);
+      const stop = lengthEnd(r, end, m.name, f.json);
       while (r.pos < stop) items.push(readValue(r, end, f, m, out));
     } else items.push(readValue(r, end, f, m, out) ?? zeroOf(f));
   } else {
@@ -240,7 +237,7 @@ const HELPERS: DecodeHelpers = {
   mapEntry: readMapEntry,
   isZero,
   zeroOf,
-  base64: (bytes) => Buffer.from(bytes).toString("base64"),
+  base64: (bytes) => bytes.toString("base64"),
   reader: readerOf,
   fail(m, no, err) {
     const f = m.byNumber[no];
@@ -253,8 +250,11 @@ const HELPERS: DecodeHelpers = {
   isEmpty: isEmptyObject,
 };
 
+/** The `into` of a field that is not inline (a map value, a hand-marshalled message's field): never written. */
+const NOT_INLINE: Json = Object.freeze({});
+
 function readValue(
-  r: BinaryReader,
+  r: WireReader,
   limit: number,
   f: ProtoField,
   parent: ProtoMessage,
@@ -268,11 +268,11 @@ function readValue(
     case "int32":
       return r.int32();
     case "int64":
-      return Number(r.int64());
+      return r.int64();
     case "bytes":
-      return Buffer.from(r.bytes()).toString("base64");
+      return r.bytes().toString("base64");
   }
-  const end = lengthEnd(r, limit, `${parent.name}.${f.json || "inline"}`);
+  const end = lengthEnd(r, limit, parent.name, f.json || "inline");
   if (f.json === "") {
     readFields(r, end, f.message!, into);
     return undefined;
@@ -281,23 +281,23 @@ function readValue(
 }
 
 function readMapEntry(
-  r: BinaryReader,
+  r: WireReader,
   limit: number,
   f: ProtoField,
   parent: ProtoMessage,
   entries: Json,
 ): void {
-  const where = `${parent.name}.${f.json}`;
-  const end = lengthEnd(r, limit, where);
+  const end = lengthEnd(r, limit, parent.name, f.json);
   let key = "";
   let value: unknown;
   while (r.pos < end) {
     const tag = r.uint32();
     if (tag === 0x0a) key = r.string();
-    else if (tag === (0x10 | f.wire)) value = readValue(r, end, f, parent, {});
+    else if (tag === (0x10 | f.wire)) value = readValue(r, end, f, parent, NOT_INLINE);
     else r.skip(tag & 7, tag >>> 3);
   }
-  if (r.pos !== end) throw new ProtobufError(`${where}: a map entry runs past its end`);
+  if (r.pos !== end)
+    throw new ProtobufError(`${parent.name}.${f.json}: a map entry runs past its end`);
   if (key === "__proto__") {
     // Defined, not assigned: a key "__proto__" is an ordinary key, as JSON.parse makes it.
     Object.defineProperty(entries, key, {
@@ -310,19 +310,21 @@ function readMapEntry(
 }
 
 /** The hand-marshalled messages: their (at most three) fields read, then their JSON form. */
-function readSpecial(r: BinaryReader, end: number, m: ProtoMessage): unknown {
+function readSpecial(r: WireReader, end: number, m: ProtoMessage): unknown {
   let f1: unknown;
   let f2: unknown;
   let f3: unknown;
-  const items: string[] = [];
+  let items: string[] | undefined;
   let f: ProtoField | undefined;
   try {
     while (r.pos < end) {
       f = fieldOf(r, m, r.uint32());
       if (f === undefined) continue;
-      if (m.special === "list") items.push(r.string());
-      else {
-        const v = f.scalar === "bytes" ? r.bytes() : readValue(r, end, f, m, {});
+      if (m.special === "list") {
+        items ??= [];
+        items.push(r.string());
+      } else {
+        const v = f.scalar === "bytes" ? r.bytes() : readValue(r, end, f, m, NOT_INLINE);
         if (f.no === 1) f1 = v;
         else if (f.no === 2) f2 = v;
         else f3 = v;
@@ -335,7 +337,7 @@ function readSpecial(r: BinaryReader, end: number, m: ProtoMessage): unknown {
   if (r.pos !== end) throw new ProtobufError(`${m.name}: a field runs past the end of the message`);
   switch (m.special) {
     case "list":
-      return items;
+      return items ?? [];
     case "time":
       // Go reads no nanoseconds into a Time, and a zero-length one is the zero time (null).
       return f1 === undefined && f2 === undefined ? undefined : timeText(Number(f1 ?? 0));
@@ -350,7 +352,7 @@ function readSpecial(r: BinaryReader, end: number, m: ProtoMessage): unknown {
     case "intOrString":
       return Number(f1 ?? 0) === 1 ? String(f3 ?? "") : Number(f2 ?? 0);
     default:
-      return f1 === undefined ? undefined : rawJson(f1 as Uint8Array, m);
+      return f1 === undefined ? undefined : rawJson(f1 as Buffer, m);
   }
 }
 
@@ -367,13 +369,13 @@ function timeText(seconds: number): string {
 }
 
 /** An embedded object's raw bytes: JSON, or a protobuf envelope. */
-function rawJson(raw: Uint8Array, m: ProtoMessage): unknown {
+function rawJson(raw: Buffer, m: ProtoMessage): unknown {
   if (raw.length === 0) return undefined;
   if (hasProtobufMagic(raw)) return decodeObject(raw);
   try {
     // Buffer's UTF-8 decoding: TextDecoder costs more per call, and a managed-fields set is one
     // small call per entry.
-    return JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("utf8"));
+    return JSON.parse(raw.toString("utf8"));
   } catch {
     throw new ProtobufError(`${m.name}: its raw bytes are neither JSON nor a protobuf object`);
   }

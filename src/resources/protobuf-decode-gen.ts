@@ -1,4 +1,4 @@
-import type { BinaryReader } from "@bufbuild/protobuf/wire";
+import type { WireReader } from "./protobuf-reader.ts";
 import type { ProtoField, ProtoMessage } from "./protobuf-schema.ts";
 
 /*
@@ -13,19 +13,19 @@ import type { ProtoField, ProtoMessage } from "./protobuf-schema.ts";
 type Json = Record<string, unknown>;
 
 /** Reads a message's fields from `r` up to `end` into `out`. */
-export type FieldsReader = (r: BinaryReader, end: number, out: Json) => void;
+export type FieldsReader = (r: WireReader, end: number, out: Json) => void;
 
 /** What the generated code calls (protobuf-codec.ts supplies it). */
 export interface DecodeHelpers {
   /** One field by the table-walking path (unknown, packed, mismatched: skipped or refused). */
-  field(r: BinaryReader, end: number, m: ProtoMessage, out: Json, key: number): void;
-  lengthEnd(r: BinaryReader, limit: number, what: string): number;
+  field(r: WireReader, end: number, m: ProtoMessage, out: Json, key: number): void;
+  lengthEnd(r: WireReader, limit: number, owner: string, field: string): number;
   /** A hand-marshalled message's value. */
-  special(r: BinaryReader, end: number, m: ProtoMessage): unknown;
-  mapEntry(r: BinaryReader, limit: number, f: ProtoField, m: ProtoMessage, entries: Json): void;
+  special(r: WireReader, end: number, m: ProtoMessage): unknown;
+  mapEntry(r: WireReader, limit: number, f: ProtoField, m: ProtoMessage, entries: Json): void;
   isZero(f: ProtoField, v: unknown): boolean;
   zeroOf(f: ProtoField): unknown;
-  base64(bytes: Uint8Array): string;
+  base64(bytes: Buffer): string;
   /** The reader of a message. */
   reader(m: ProtoMessage): FieldsReader;
   /** The error of field `no` of `m` (names it), or of `m` past its end. */
@@ -42,8 +42,10 @@ function caseOf(f: ProtoField, i: number): string {
   // Stores a non-pointer value unless it is Go's zero (a field sent twice keeps the last).
   const keep = (value: string, zero: string) =>
     `{ const v = ${value}; if (${zero}) { if (out[${K}] !== undefined) delete out[${K}]; } else out[${K}] = v; }`;
+  // A list's first item makes it: `[v]` holds exactly one, where `[]` grows to seventeen slots
+  // on its first push (the message's end trims longer lists, see generateReader).
   const push = (value: string) =>
-    `{ let a = out[${K}]; if (a === undefined) out[${K}] = a = []; a.push(${value}); }`;
+    `{ const v = ${value}; const a = out[${K}]; if (a === undefined) out[${K}] = [v]; else a.push(v); }`;
   if (f.map) {
     return `{ let e = out[${K}]; if (e === undefined) out[${K}] = e = {}; h.mapEntry(r, end, ${F}, m, e); }`;
   }
@@ -56,7 +58,7 @@ function caseOf(f: ProtoField, i: number): string {
           : f.scalar === "int32"
             ? "r.int32()"
             : f.scalar === "int64"
-              ? "Number(r.int64())"
+              ? "r.int64()"
               : "h.base64(r.bytes())";
     if (f.repeated) return push(read);
     if (f.pointer || f.scalar === "bytes") return `out[${K}] = ${read};`;
@@ -64,7 +66,7 @@ function caseOf(f: ProtoField, i: number): string {
     return keep(read, zero);
   }
   const m = f.message!;
-  const end = `h.lengthEnd(r, end, m.name + "." + ${W})`;
+  const end = `h.lengthEnd(r, end, m.name, ${W})`;
   if (f.json === "")
     return `{ const e = ${end}; (R[${i}] || (R[${i}] = h.reader(${F}.message)))(r, e, out); }`;
   if (m.special !== undefined) {
@@ -76,7 +78,7 @@ function caseOf(f: ProtoField, i: number): string {
   }
   const read = `const e = ${end}; const v = {}; (R[${i}] || (R[${i}] = h.reader(${F}.message)))(r, e, v);`;
   if (f.repeated) {
-    return `{ ${read} let a = out[${K}]; if (a === undefined) out[${K}] = a = []; a.push(v); }`;
+    return `{ ${read} const a = out[${K}]; if (a === undefined) out[${K}] = [v]; else a.push(v); }`;
   }
   if (f.pointer) return `{ ${read} out[${K}] = v; }`;
   return `{ ${read} if (h.isEmpty(v)) { if (out[${K}] !== undefined) delete out[${K}]; } else out[${K}] = v; }`;
@@ -87,6 +89,15 @@ export function generateReader(m: ProtoMessage, h: DecodeHelpers): FieldsReader 
   const cases = m.fields
     .map((f, i) => `case ${(f.no << 3) | f.wire}: c = ${f.no}; ${caseOf(f, i)} break;`)
     .join("\n        ");
+  // A list that grew past one item has spare capacity (half again and sixteen): a copy holds
+  // exactly its items, and an informer holds the object for its lifetime.
+  const trims = m.fields
+    .filter((f) => f.repeated && !f.map && f.json !== "")
+    .map((f) => {
+      const K = JSON.stringify(f.json);
+      return `\n      { const a = out[${K}]; if (a !== undefined && a.length > 1) out[${K}] = a.slice(); }`;
+    })
+    .join("");
   const source = `
     return function read(r, end, out) {
       let c = 0;
@@ -101,7 +112,7 @@ export function generateReader(m: ProtoMessage, h: DecodeHelpers): FieldsReader 
       } catch (err) {
         h.fail(m, c, err);
       }
-      if (r.pos !== end) h.pastEnd(m);
+      if (r.pos !== end) h.pastEnd(m);${trims}
     };`;
   // The source is built from the generated table's names and numbers only (JSON-quoted).
   const make = new Function("m", "F", "R", "h", source) as (

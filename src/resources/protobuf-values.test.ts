@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import fc from "fast-check";
 import {
   formatDuration,
   formatMicroTime,
@@ -138,6 +139,21 @@ describe("formatTime and formatMicroTime, as metav1.Time and MicroTime write JSO
     assert.equal(formatTime(0), "1970-01-01T00:00:00Z");
     assert.equal(formatTime(1_795_798_684), "2026-11-27T16:58:04Z");
     assert.equal(formatTime(-1), "1969-12-31T23:59:59Z");
+  });
+
+  it("writes any second of years 0 to 9999 as the ISO text without its milliseconds", () => {
+    const first = Date.parse("0000-01-01T00:00:00Z") / 1000;
+    const last = Date.UTC(9999, 11, 31, 23, 59, 59) / 1000;
+    fc.assert(
+      fc.property(fc.integer({ min: first, max: last }), (seconds) => {
+        const iso = new Date(seconds * 1000).toISOString();
+        assert.equal(formatTime(seconds), `${iso.slice(0, 19)}Z`);
+      }),
+    );
+  });
+
+  it("writes a year past 9999 with its sign and six digits, as the ISO text does", () => {
+    assert.equal(formatTime(Date.UTC(10_000, 0, 1) / 1000), "+010000-01-01T00:00:00Z");
   });
 
   it("writes six fractional digits always, cutting nanoseconds to microseconds", () => {
