@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { request } from "node:https";
 import { describe, it } from "node:test";
+import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { ApiServer, type KeyCertificate } from "kontroller/apiserver";
 import { createClient } from "kontroller/client";
 import { InvalidOptionError } from "kontroller/core";
@@ -85,6 +86,16 @@ describe("the embedded server over HTTPS", () => {
     } finally {
       await client.close();
     }
+  });
+
+  it("serves @kubernetes/client-node with the test server's kubeconfig", async () => {
+    await using s = await startTestServer({ tls: {}, controllers: false });
+    const kc = new KubeConfig();
+    kc.loadFromString(s.kubeconfig);
+    const core = kc.makeApiClient(CoreV1Api);
+    await core.createNamespace({ body: { metadata: { name: "tls-peer" } } });
+    const list = await core.listNamespace();
+    assert.ok(list.items.some((ns) => ns.metadata?.name === "tls-peer"));
   });
 
   it("refuses plain HTTP on an address other than loopback", () => {

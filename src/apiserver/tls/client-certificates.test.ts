@@ -147,6 +147,21 @@ describe("ClientCertificateAuthenticator", () => {
     );
   });
 
+  it("never authenticates a certificate another CA minted, whatever it names", async () => {
+    const { server, ask } = await rig();
+    await using _ = server;
+    const name = fc.string({ unit: "grapheme", minLength: 1, maxLength: 16 });
+    const groups = fc.array(fc.oneof(name, fc.constant("system:masters")), { maxLength: 3 });
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(name, fc.constant("admin")), groups, async (user, gs) => {
+        const other = await CertificateAuthority.create();
+        const result = await ask(await other.issueClientCertificate({ user, groups: gs }));
+        assert.equal(result.kind, "rejected", JSON.stringify(result));
+      }),
+      { numRuns: 15 },
+    );
+  });
+
   it("refuses a client CA bundle with no certificate", () => {
     assert.throws(
       () => new ClientCertificateAuthenticator({ clientCa: "" }),
