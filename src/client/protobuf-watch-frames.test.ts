@@ -110,9 +110,11 @@ const cm = (name: string, rv: string) => ({
   metadata: { name, namespace: "ns", resourceVersion: rv },
   data: { k: name },
 });
+/** A Status as kube writes it (its ListMeta is held by value: always there, {} when empty). */
 const gone = {
   apiVersion: "v1",
   kind: "Status",
+  metadata: {},
   status: "Failure",
   message: "too old resource version: 1 (5)",
   reason: "Expired",

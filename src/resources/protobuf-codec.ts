@@ -247,7 +247,6 @@ const HELPERS: DecodeHelpers = {
   pastEnd(m) {
     throw new ProtobufError(`${m.name}: a field runs past the end of the message`);
   },
-  isEmpty: isEmptyObject,
 };
 
 /** The `into` of a field that is not inline (a map value, a hand-marshalled message's field): never written. */
@@ -407,11 +406,8 @@ function isZero(f: ProtoField, v: unknown): boolean {
     default:
       return false;
   }
-  if (f.message !== undefined) return typeof v === "object" && v !== null && isEmptyObject(v);
+  // A struct held by value is never left out: Go's JSON writes it, as {} when empty (omitempty
+  // does not apply to structs), and Go's protobuf always sends it.
+  if (f.message !== undefined) return false;
   return f.scalar !== "bytes" && (v === "" || v === 0 || v === false);
-}
-
-function isEmptyObject(v: object): boolean {
-  for (const _ in v) return false;
-  return true;
 }

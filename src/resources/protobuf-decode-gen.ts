@@ -31,7 +31,6 @@ export interface DecodeHelpers {
   /** The error of field `no` of `m` (names it), or of `m` past its end. */
   fail(m: ProtoMessage, no: number, err: unknown): never;
   pastEnd(m: ProtoMessage): never;
-  isEmpty(v: Json): boolean;
 }
 
 /** The JavaScript of one field's case: read, then store as Go's presence rules say. */
@@ -80,8 +79,9 @@ function caseOf(f: ProtoField, i: number): string {
   if (f.repeated) {
     return `{ ${read} const a = out[${K}]; if (a === undefined) out[${K}] = [v]; else a.push(v); }`;
   }
-  if (f.pointer) return `{ ${read} out[${K}] = v; }`;
-  return `{ ${read} if (h.isEmpty(v)) { if (out[${K}] !== undefined) delete out[${K}]; } else out[${K}] = v; }`;
+  // A struct, held by a pointer or by value: Go's JSON writes it whenever it is sent, as {} when
+  // empty (omitempty does not apply to structs).
+  return `{ ${read} out[${K}] = v; }`;
 }
 
 /** The generated reader of `m`. */

@@ -13,7 +13,10 @@ export const PROTOBUF = "application/vnd.kubernetes.protobuf";
 export interface CompatRequest {
   readonly method: string;
   readonly path: string;
-  /** A JSON value (sent as JSON) or a string (sent as is, for malformed bodies and YAML). */
+  /**
+   * A JSON value (sent as JSON); a string (sent as is, for malformed bodies and YAML); bytes (a
+   * protobuf body, sent as they are).
+   */
   readonly body?: unknown;
   /** @default "application/json" where there is a body */
   readonly contentType?: string;
@@ -74,9 +77,12 @@ export function httpBackend(
         "user-agent": USER_AGENT,
       };
       if (auth.token !== undefined) headers.authorization = `Bearer ${auth.token}`;
-      let body: string | undefined;
+      let body: string | Uint8Array | undefined;
       if (req.body !== undefined) {
-        body = typeof req.body === "string" ? req.body : JSON.stringify(req.body);
+        body =
+          typeof req.body === "string" || req.body instanceof Uint8Array
+            ? req.body
+            : JSON.stringify(req.body);
         headers["content-type"] = req.contentType ?? "application/json";
       }
       const res = await request(url + req.path, {

@@ -10,7 +10,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import { kindMessage } from "kontroller/resources";
+import { encodeObject, kindMessage } from "kontroller/resources";
 import { findKubeApiServer, startKubeApiServer, startTestServer } from "kontroller/testing";
 import { compareReplies, type Difference } from "./difference.ts";
 import {
@@ -102,13 +102,30 @@ async function servedBy(backend: Backend): Promise<Set<string>> {
   return served;
 }
 
+interface ProtobufCounts {
+  replies: number;
+  referenceBytes: number;
+  embeddedBytes: number;
+  writes: number;
+}
+
+const noProtobuf = (): ProtobufCounts => ({
+  replies: 0,
+  referenceBytes: 0,
+  embeddedBytes: 0,
+  writes: 0,
+});
+
 interface ScenarioResult {
   readonly requests: number;
   readonly sameStatus: number;
   readonly sameBody: number;
   readonly differences: Difference[];
-  /** The protobuf twins: replies, and those whose bytes the codec re-encodes identically. */
-  readonly protobuf: { replies: number; referenceBytes: number; embeddedBytes: number };
+  /**
+   * The protobuf twins: replies, those whose bytes the codec re-encodes identically, and the
+   * writes sent in protobuf.
+   */
+  readonly protobuf: ProtobufCounts;
 }
 
 async function runScenario(
@@ -120,31 +137,40 @@ async function runScenario(
   const saved: [Map<string, unknown>, Map<string, unknown>] = [new Map(), new Map()];
   const r = scenario.resource;
   const isServed = r === undefined || served.has(`${r.group}/${r.plural}`);
+  const where = (step: Scenario["steps"][number]) => ({
+    scenario: scenario.name,
+    step: step.name,
+    served: isServed,
+    compare: step.compare ?? "body",
+  });
   const result = {
     requests: 0,
     sameStatus: 0,
     sameBody: 0,
     differences: [] as Difference[],
-    protobuf: { replies: 0, referenceBytes: 0, embeddedBytes: 0 },
+    protobuf: noProtobuf(),
+  };
+  const count = (outcome: ReturnType<typeof compareReplies>) => {
+    result.requests++;
+    if (outcome.sameStatus) result.sameStatus++;
+    if (outcome.sameBody) result.sameBody++;
+    if (outcome.difference !== undefined) result.differences.push(outcome.difference);
   };
   for (const step of scenario.steps) {
     const requests = [step.request(saved[0]), step.request(saved[1])] as const;
+    const writes = [protobufWrite(requests[0]), protobufWrite(requests[1])] as const;
+    if (writes[0] !== undefined && writes[1] !== undefined) {
+      // The same write in protobuf first, as a dry run: it meets the state the step will.
+      const [pa, pb] = await Promise.all([send(reference, writes[0]), send(embedded, writes[1])]);
+      count(compareReplies({ ...where(step), step: `${step.name} (protobuf)` }, writes[0], pa, pb));
+      result.protobuf.writes++;
+    }
     const [a, b] = await Promise.all([send(reference, requests[0]), send(embedded, requests[1])]);
     if (step.save !== undefined) {
       saved[0].set(step.save, a.body);
       saved[1].set(step.save, b.body);
     }
-    const where = {
-      scenario: scenario.name,
-      step: step.name,
-      served: isServed,
-      compare: step.compare ?? "body",
-    };
-    const outcome = compareReplies(where, requests[0], a, b);
-    result.requests++;
-    if (outcome.sameStatus) result.sameStatus++;
-    if (outcome.sameBody) result.sameBody++;
-    if (outcome.difference !== undefined) result.differences.push(outcome.difference);
+    count(compareReplies(where(step), requests[0], a, b));
     if (!protobufTwin(requests[0], a)) continue;
     // The same read in protobuf, of every built-in object or list a scenario reads as JSON.
     const twins = [
@@ -152,16 +178,40 @@ async function runScenario(
       { ...requests[1], accept: PROTOBUF },
     ] as const;
     const [pa, pb] = await Promise.all([send(reference, twins[0]), send(embedded, twins[1])]);
-    const twin = compareReplies({ ...where, step: `${step.name} (protobuf)` }, twins[0], pa, pb);
-    result.requests++;
-    if (twin.sameStatus) result.sameStatus++;
-    if (twin.sameBody) result.sameBody++;
-    if (twin.difference !== undefined) result.differences.push(twin.difference);
+    count(compareReplies({ ...where(step), step: `${step.name} (protobuf)` }, twins[0], pa, pb));
     result.protobuf.replies++;
     if (pa.protobufReencoded) result.protobuf.referenceBytes++;
     if (pb.protobufReencoded) result.protobuf.embeddedBytes++;
   }
   return result;
+}
+
+/**
+ * A create or update of a built-in object in JSON as the same write in protobuf (body and
+ * answer), made a dry run; undefined for any other request, or a body the codec cannot encode.
+ */
+function protobufWrite(req: CompatRequest): CompatRequest | undefined {
+  if ((req.method !== "POST" && req.method !== "PUT") || req.contentType !== undefined) {
+    return undefined;
+  }
+  const body = req.body as { apiVersion?: unknown; kind?: unknown } | undefined;
+  if (
+    typeof body !== "object" ||
+    body === null ||
+    typeof body.apiVersion !== "string" ||
+    typeof body.kind !== "string" ||
+    kindMessage(body.apiVersion, body.kind) === undefined
+  ) {
+    return undefined;
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = encodeObject(body as Record<string, unknown>);
+  } catch {
+    return undefined;
+  }
+  const path = `${req.path}${req.path.includes("?") ? "&" : "?"}dryRun=All`;
+  return { ...req, path, body: bytes, contentType: PROTOBUF, accept: PROTOBUF };
 }
 
 /** A GET answered with a built-in object or list in JSON: one to ask again in protobuf. */
@@ -183,7 +233,7 @@ async function runAll(reference: Backend, embedded: Backend): Promise<void> {
   const served = await servedBy(embedded);
   const [discovery, ...rest] = allScenarios();
   const totals = { requests: 0, sameStatus: 0, sameBody: 0 };
-  const protobuf = { replies: 0, referenceBytes: 0, embeddedBytes: 0 };
+  const protobuf = noProtobuf();
   const differences: Difference[] = [];
   const report = (scenario: Scenario, result: ScenarioResult) => {
     totals.requests += result.requests;
@@ -192,6 +242,7 @@ async function runAll(reference: Backend, embedded: Backend): Promise<void> {
     protobuf.replies += result.protobuf.replies;
     protobuf.referenceBytes += result.protobuf.referenceBytes;
     protobuf.embeddedBytes += result.protobuf.embeddedBytes;
+    protobuf.writes += result.protobuf.writes;
     differences.push(...result.differences);
     const differ = result.differences.length;
     const lines = [
@@ -219,7 +270,7 @@ async function runAll(reference: Backend, embedded: Backend): Promise<void> {
   if (groups.length > PRINTED_CAUSES) {
     console.log(`  … and ${groups.length - PRINTED_CAUSES} more causes, each in fewer requests`);
   }
-  const protobufLine = `compat: ${protobuf.replies} reads asked again in protobuf; the codec re-encodes ${reference.name}'s bytes identically for ${protobuf.referenceBytes}, the ${embedded.name} server's for ${protobuf.embeddedBytes}`;
+  const protobufLine = `compat: ${protobuf.writes} creates and updates sent first in protobuf (dry runs), ${protobuf.replies} reads asked again in protobuf; the codec re-encodes ${reference.name}'s bytes identically for ${protobuf.referenceBytes}, the ${embedded.name} server's for ${protobuf.embeddedBytes}`;
   console.log(protobufLine);
   if (reference.name === "kube-apiserver") {
     const version = await send(reference, { method: "GET", path: "/version" });
