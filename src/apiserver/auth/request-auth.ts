@@ -1,6 +1,7 @@
 import type { Clock } from "../../core/index.ts";
 import { Authenticator } from "./authenticator.ts";
-import { type Authorizer, alwaysAllow } from "./authorizer.ts";
+import { type Authorization, alwaysAllowAuthorization } from "./authorization.ts";
+import type { Authorizer } from "./authorizer.ts";
 import type { CertificateAuthenticator } from "./certificate-authentication.ts";
 import { type ObjectLookup, ServiceAccountTokens } from "./service-account-tokens.ts";
 
@@ -8,6 +9,8 @@ import { type ObjectLookup, ServiceAccountTokens } from "./service-account-token
 export interface RequestAuth {
   readonly authenticator: Authenticator;
   readonly authorizer: Authorizer;
+  /** The checks on writes of RBAC objects, where the authorization mode has them. */
+  readonly escalation: Authorization["escalation"];
   /** The service account tokens the server issues and checks. */
   readonly tokens: ServiceAccountTokens;
 }
@@ -20,12 +23,14 @@ export interface RequestAuthOptions {
   readonly lookup: ObjectLookup;
   /** Who TLS client certificates are, on a server that serves HTTPS. @default none */
   readonly certificates?: CertificateAuthenticator;
+  /** What decides requests. @default every request allowed (AlwaysAllow) */
+  readonly authorization?: Authorization;
   readonly clock: Clock;
 }
 
 /**
  * The server's authentication and authorization, all in one place for the security work to
- * replace: the users of {@link Authenticator}, every request allowed ({@link alwaysAllow}).
+ * replace: the users of {@link Authenticator}, and the authorizer of `options.authorization`.
  */
 export function requestAuth(options: RequestAuthOptions): RequestAuth {
   const tokens = new ServiceAccountTokens({ lookup: options.lookup, clock: options.clock });
@@ -35,7 +40,8 @@ export function requestAuth(options: RequestAuthOptions): RequestAuth {
       ...(options.certificates === undefined ? {} : { certificates: options.certificates }),
       serviceAccountTokens: tokens,
     }),
-    authorizer: alwaysAllow,
+    authorizer: (options.authorization ?? alwaysAllowAuthorization).authorizer,
+    escalation: options.authorization?.escalation,
     tokens,
   };
 }

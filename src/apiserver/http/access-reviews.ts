@@ -336,6 +336,7 @@ export const selfSubjectRulesReview: UnstoredHandler = async (u) => {
           nonResourceURLs: [...r.nonResourceURLs],
         })),
         incomplete: rules.incomplete,
+        ...(rules.evaluationError === undefined ? {} : { evaluationError: rules.evaluationError }),
       },
     },
     warnings,

@@ -3,6 +3,7 @@ import { errors, type KubeObject } from "../../core/index.ts";
 import { scaleApplyConfig, scaleApplyConflict, scaleOfObject } from "../registry/scale.ts";
 import type { FieldValidation } from "../registry/types.ts";
 import { sendObject } from "./output.ts";
+import { withEscalationCheck } from "./rbac-writes.ts";
 import { sendJson } from "./respond.ts";
 import type { VerbRequest } from "./types.ts";
 import { setWarnings } from "./write-options.ts";
@@ -78,7 +79,7 @@ export async function serveApply(v: VerbRequest): Promise<void> {
   const config = scale ? scaleApplyConfig(served, r.namespace, r.name, patch) : patch;
   // kube reports duplicate keys after merging; refusing them first stores nothing either way.
   const duplicates = applyPatchDuplicates(w.bytes, w.fieldValidation);
-  const applied = ctx.fields.apply(served, r.namespace, r.name, config as KubeObject, {
+  const options = withEscalationCheck(v, {
     manager: w.manager,
     force: w.force,
     dryRun: w.dryRun,
@@ -87,6 +88,7 @@ export async function serveApply(v: VerbRequest): Promise<void> {
     requester: v.user,
     ...(r.subresource ? { subresource: r.subresource } : {}),
   });
+  const applied = ctx.fields.apply(served, r.namespace, r.name, config as KubeObject, options);
   const { object, created } = await applied.catch((err: unknown) => {
     throw scale ? scaleApplyConflict(served, err) : err;
   });

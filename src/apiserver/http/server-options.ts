@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { type Clock, errorMessage, InvalidOptionError } from "../../core/index.ts";
+import { AUTHORIZATION_MODES, type AuthorizationMode } from "../auth/authorization.ts";
 import { parseIpv4Cidr, parsePortRange } from "../registry/service-allocation.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { ServingTlsOptions } from "../tls/serving.ts";
@@ -25,6 +26,15 @@ export interface ApiServerOptions {
    * @default false
    */
   tls?: ServingTlsOptions | false;
+  /**
+   * How requests are authorized (kube-apiserver's `--authorization-mode`): `AlwaysAllow` allows
+   * every request; `RBAC` decides by the Roles, ClusterRoles and bindings the server stores, as
+   * kube-apiserver does with `--authorization-mode=RBAC` (members of `system:masters` may do
+   * anything), and refuses the rest with kube's 403. Either way the server writes kube's
+   * bootstrap ClusterRoles and ClusterRoleBindings at start.
+   * @default "AlwaysAllow"
+   */
+  authorization?: AuthorizationMode;
   /** Where objects live. @default a new MemoryStorage (closed with the server) */
   storage?: Storage;
   /** @default realClock */
@@ -105,4 +115,21 @@ export function serviceRanges(
     out[name] = value;
   }
   return out;
+}
+
+/** The `authorization` option, checked. */
+export function authorizationOption(
+  owner: string,
+  mode: ApiServerOptions["authorization"],
+): AuthorizationMode {
+  if (mode === undefined) return "AlwaysAllow";
+  if (!AUTHORIZATION_MODES.includes(mode)) {
+    throw new InvalidOptionError(
+      owner,
+      "authorization",
+      mode,
+      `must be one of ${AUTHORIZATION_MODES.map((m) => JSON.stringify(m)).join(", ")}`,
+    );
+  }
+  return mode;
 }

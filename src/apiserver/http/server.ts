@@ -9,10 +9,13 @@ import {
   InvalidOptionError,
   realClock,
 } from "../../core/index.ts";
+import { type AuthorizationMode, rbacAuthorization } from "../auth/authorization.ts";
+import { ensureBootstrapPolicy } from "../auth/rbac-bootstrap.ts";
+import { RbacCache } from "../auth/rbac-cache.ts";
 import { requestAuth } from "../auth/request-auth.ts";
 import { CrdController } from "../crd/crd-controller.ts";
 import { FieldManagers } from "../managedfields/field-managers.ts";
-import { Registry } from "../registry/registry.ts";
+import { Registry, type ServedResource } from "../registry/registry.ts";
 import { MemoryStorage } from "../storage/memory-storage.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { ServingPki } from "../tls/cert-dir.ts";
@@ -31,16 +34,23 @@ import {
 import { ApiServerMetrics } from "./metrics.ts";
 import { negotiateDiscovery } from "./negotiate.ts";
 import { OpenApiService } from "./openapi-service.ts";
+import { authorizeRequest } from "./request-attributes.ts";
 import { parsePath } from "./request-info.ts";
 import { handleResource, type ResourceContext } from "./resource-handler.ts";
 import { sendError, sendJson } from "./respond.ts";
-import { type ApiServerOptions, serviceRanges, tlsOption } from "./server-options.ts";
+import {
+  type ApiServerOptions,
+  authorizationOption,
+  serviceRanges,
+  tlsOption,
+} from "./server-options.ts";
 
 export type { ApiServerOptions } from "./server-options.ts";
 
 /**
  * The embedded Kubernetes-compatible API server. The constructor only checks options;
- * `listen()` starts the watch caches, creates the system namespaces and binds the port;
+ * `listen()` starts the watch caches, creates the system namespaces, writes kube's bootstrap
+ * RBAC policy (and, under RBAC, starts following the RBAC objects) and binds the port;
  * `close()` stops gracefully and `destroy()` at once (both idempotent).
  */
 export class ApiServer {
@@ -49,6 +59,9 @@ export class ApiServer {
   readonly #token: string | undefined;
   readonly #tlsOptions: ServingTlsOptions | undefined;
   #tls: ServingTls | undefined;
+  readonly #authorization: AuthorizationMode;
+  /** The RBAC objects requests are authorized by, under RBAC. */
+  #rbac: RbacCache | undefined;
   readonly #storage: Storage;
   readonly #ownsStorage: boolean;
   readonly #clock: Clock;
@@ -85,6 +98,7 @@ export class ApiServer {
     }
     this.#token = options.token;
     this.#tlsOptions = tlsOption(owner, options.tls, this.#host);
+    this.#authorization = authorizationOption(owner, options.authorization);
     this.#storage = options.storage ?? new MemoryStorage();
     this.#ownsStorage = options.storage === undefined;
     this.#clock = options.clock ?? realClock;
@@ -138,8 +152,14 @@ export class ApiServer {
     if (this.#tlsOptions !== undefined) {
       this.#tls ??= await servingTls({ ...this.#tlsOptions, bindAddress: this.#host });
     }
-    await this.#registry.start((served) => this.#fields.managed(served, {}));
+    const ownWrite = (served: ServedResource) => this.#fields.managed(served, {});
+    await this.#registry.start(ownWrite);
     await this.#crds.start();
+    await ensureBootstrapPolicy(this.#registry, ownWrite);
+    if (this.#authorization === "RBAC") {
+      this.#rbac = new RbacCache();
+      this.#rbac.start(this.#registry);
+    }
     const ctx: ResourceContext = {
       registry: this.#registry,
       fields: this.#fields,
@@ -149,6 +169,9 @@ export class ApiServer {
       auth: requestAuth({
         ...(this.#token === undefined ? {} : { token: this.#token }),
         ...(this.#tls === undefined ? {} : { certificates: this.#tls.authenticator }),
+        ...(this.#rbac === undefined
+          ? {}
+          : { authorization: rbacAuthorization(this.#rbac.objects) }),
         clock: this.#clock,
         lookup: (resource, namespace, name) => {
           const served = this.#registry.lookup("", "v1", resource);
@@ -241,6 +264,7 @@ export class ApiServer {
         await closed;
       }
       await this.#crds.close();
+      await this.#rbac?.close();
       await this.#registry.close();
       if (this.#ownsStorage) await this.#storage.close();
     })();
@@ -279,8 +303,9 @@ export class ApiServer {
       pathname: q < 0 ? raw : raw.slice(0, q),
       searchParams: new URLSearchParams(q < 0 ? "" : raw.slice(q + 1)),
     };
-    const target = parsePath(url.pathname);
     const method = req.method ?? "GET";
+    authorizeRequest(ctx.auth.authorizer, user, method, url.pathname, url.searchParams);
+    const target = parsePath(url.pathname);
     this.#metrics.observe(
       req,
       res,

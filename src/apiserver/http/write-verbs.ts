@@ -13,6 +13,7 @@ import { decodeObjectBody, duplicatesIn, mediaType, parseJson, unsupported } fro
 import { foreignBodyError } from "./foreign-body.ts";
 import { parseListParams } from "./list-options.ts";
 import { sendObject } from "./output.ts";
+import { withEscalationCheck } from "./rbac-writes.ts";
 import { methodNotAllowed } from "./request-errors.ts";
 import { sendJson, successStatus } from "./respond.ts";
 import type { VerbHandler, VerbRequest } from "./types.ts";
@@ -91,8 +92,8 @@ function checkBodyType(body: Record<string, unknown>, want: BodyType): KubeObjec
 
 /**
  * The options of a create, update or patch (of an object or its `status`): the dry run, field
- * validation and warnings, the body's duplicate keys, the requester, and the request's field
- * management.
+ * validation and warnings, the body's duplicate keys, the requester, the request's field
+ * management, and the escalation check of a write of an RBAC object.
  */
 function objectWrite(
   v: VerbRequest,
@@ -100,7 +101,7 @@ function objectWrite(
   duplicateFields: readonly string[],
 ): UpdateOptions {
   const { r, served } = v;
-  return v.ctx.fields.managed(
+  const managed = v.ctx.fields.managed(
     served,
     {
       dryRun: w.dryRun,
@@ -112,6 +113,7 @@ function objectWrite(
     },
     w.manager,
   );
+  return withEscalationCheck(v, managed);
 }
 
 /** The kind a protobuf body decodes to, where the resource has one (no custom resource). */

@@ -50,4 +50,5 @@ export type {
   RoleRef,
   Subject,
 } from "./types.ts";
+export { RBAC_GROUP } from "./types.ts";
 export { privilegedGroups, unionAuthorizer } from "./union.ts";
