@@ -26,7 +26,8 @@ export interface TestServerOptions extends Omit<ApiServerOptions, "port" | "host
    * `startKubeApiServer`). On kube-apiserver, `token`, `compactionIntervalMs` and
    * `minRequestTimeoutSeconds` become its flags; `storage`, `clock` and `watchCache` exist only on
    * the embedded server and are refused; `tls` is what kube-apiserver always has (its
-   * kubeconfig is over TLS; `url` stays the plain-HTTP front).
+   * kubeconfig is over TLS; `url` stays the plain-HTTP front); `authorization` is always RBAC
+   * there, as startKubeApiServer runs it.
    * @default `$KONTROLLER_TEST_BACKEND`, else "embedded"
    */
   backend?: TestBackend;
@@ -124,6 +125,19 @@ function backendOf(options: TestServerOptions): TestBackend {
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   if (backendOf(options) === "kube-apiserver") return startKube(options);
   const { controllers = true, backend: _, reuse: __, ...serverOptions } = options;
+  if (
+    options.authorization === "RBAC" &&
+    controllers &&
+    !options.tls &&
+    options.token === undefined
+  ) {
+    throw new InvalidOptionError(
+      "startTestServer",
+      "authorization",
+      options.authorization,
+      "needs tls or token beside it: over plain HTTP without a token every request is anonymous, the control plane's included, and RBAC refuses them (give tls: {} to be the administrator by client certificate, or controllers: false)",
+    );
+  }
   // $KONTROLLER_TEST_STORAGE=etcd: a throwaway etcd instead of memory (see test-storage.ts).
   const own = options.storage === undefined ? await testStorageFromEnv() : undefined;
   const server = new ApiServer({
