@@ -13,8 +13,16 @@ export interface RbacReply {
   readonly body: any;
 }
 
-/** Sends requests as one user. */
-export type Requester = (method: string, path: string, body?: unknown) => Promise<RbacReply>;
+/**
+ * Sends requests as one user: a body is sent as JSON (a PATCH as a merge patch) unless
+ * `contentType` says otherwise.
+ */
+export type Requester = (
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType?: string,
+) => Promise<RbacReply>;
 
 /** The RBAC API group's path prefix. */
 export const RBAC = "/apis/rbac.authorization.k8s.io/v1";
@@ -42,7 +50,7 @@ export function requester(
   ca: string,
   credentials: { cert?: KeyCertificate; token?: string } = {},
 ): Requester {
-  return (method, path, body) =>
+  return (method, path, body, contentType) =>
     new Promise((resolve, reject) => {
       const { cert, token } = credentials;
       const req = request(
@@ -56,7 +64,8 @@ export function requester(
               ? {}
               : {
                   "content-type":
-                    method === "PATCH" ? "application/merge-patch+json" : "application/json",
+                    contentType ??
+                    (method === "PATCH" ? "application/merge-patch+json" : "application/json"),
                 }),
             ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
           },
