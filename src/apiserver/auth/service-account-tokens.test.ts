@@ -2,9 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { errors, type KubeObject } from "../../core/index.ts";
 import { FakeClock } from "../../testing/index.ts";
-import { Authenticator } from "./authenticator.ts";
 import { type ObjectLookup, ServiceAccountTokens } from "./service-account-tokens.ts";
-import { TOKEN_USER } from "./user.ts";
 
 /** Service accounts, pods… by `resource/namespace/name`, for the tokens' checks. */
 function objects(entries: Record<string, KubeObject>): ObjectLookup {
@@ -93,23 +91,5 @@ describe("ServiceAccountTokens", () => {
     assert.deepEqual(extra["authentication.kubernetes.io/pod-name"], ["p"]);
     assert.deepEqual(extra["authentication.kubernetes.io/node-name"], ["n1"]);
     assert.equal(extra["authentication.kubernetes.io/node-uid"], undefined);
-  });
-});
-
-describe("Authenticator", () => {
-  const tokens = new ServiceAccountTokens({ lookup: objects({}), clock: new FakeClock() });
-
-  it("is the anonymous user without a shared token, whatever the request sends", async () => {
-    const open = new Authenticator({ serviceAccountTokens: tokens });
-    for (const header of [undefined, "Bearer whatever"]) {
-      assert.equal((await open.authenticateRequest(header))?.username, "system:anonymous");
-    }
-  });
-
-  it("is the admin with the shared token, and nobody (401) without it", async () => {
-    const locked = new Authenticator({ token: "t0k", serviceAccountTokens: tokens });
-    assert.equal(await locked.authenticateRequest("Bearer t0k"), TOKEN_USER);
-    assert.equal(await locked.authenticateRequest(undefined), undefined);
-    assert.equal(await locked.authenticateRequest("Bearer other"), undefined);
   });
 });

@@ -82,6 +82,6 @@ export const tokenReview: UnstoredHandler = async (u) => {
         user: userInfoOf(result.user),
         audiences: result.audiences,
       }
-    : { user: {}, error: result.error };
+    : { user: {}, ...(result.error === "" ? {} : { error: result.error }) };
   sendCreated(u, TOKEN_REVIEW, { ...object, status }, warnings);
 };
