@@ -80,7 +80,10 @@ const createReview: AccessAttributes = {
 /** Headers as Node gives them (`headersDistinct`) from name/value pairs. */
 function headers(...pairs: [string, string][]): ImpersonationHeaders {
   const out: Record<string, string[]> = {};
-  for (const [name, value] of pairs) (out[name.toLowerCase()] ??= []).push(value);
+  for (const [name, value] of pairs) {
+    const key = name.toLowerCase();
+    out[key] = [...(out[key] ?? []), value];
+  }
   return out;
 }
 
