@@ -25,7 +25,7 @@ export interface AuthenticatorOptions {
   readonly certificates?: CertificateAuthenticator;
   /**
    * A request without credentials is kube's anonymous user (`--anonymous-auth`); false: 401.
-   * @default true
+   * @default true without a shared `token`, false with one (the token is then required)
    */
   readonly anonymous?: boolean;
 }
@@ -78,7 +78,7 @@ export class Authenticator {
     this.#static = options.staticTokens ?? new Map();
     this.#tokens = options.serviceAccountTokens;
     this.#certificates = options.certificates;
-    this.#anonymous = options.anonymous ?? true;
+    this.#anonymous = options.anonymous ?? options.token === undefined;
   }
 
   /**
