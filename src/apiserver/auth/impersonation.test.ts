@@ -77,6 +77,16 @@ const createReview: AccessAttributes = {
   name: "",
 };
 
+/** `imp.impersonate` of a request that does `request`. */
+function impersonate(
+  imp: Impersonation,
+  requestor: UserInfo,
+  asked: ImpersonationHeaders,
+  request: AccessAttributes,
+): UserInfo {
+  return imp.impersonate(requestor, asked, () => request);
+}
+
 /** Headers as Node gives them (`headersDistinct`) from name/value pairs. */
 function headers(...pairs: [string, string][]): ImpersonationHeaders {
   const out: Record<string, string[]> = {};
@@ -101,14 +111,14 @@ function refusal(fn: () => unknown): { code: number; message: string } {
 describe("Impersonation", () => {
   it("acts as the requester when no user is asked for", () => {
     const imp = new Impersonation(rbac());
-    assert.equal(imp.impersonate(ALICE, headers(), listPods()), ALICE);
-    assert.equal(imp.impersonate(ALICE, headers(["Impersonate-User", ""]), listPods()), ALICE);
+    assert.equal(impersonate(imp, ALICE, headers(), listPods()), ALICE);
+    assert.equal(impersonate(imp, ALICE, headers(["Impersonate-User", ""]), listPods()), ALICE);
   });
 
   it("answers 400 for groups, a uid or extras without a user, printing what was asked as kube", () => {
     const imp = new Impersonation(alwaysAllow);
     assert.deepEqual(
-      refusal(() => imp.impersonate(ALICE, headers(["Impersonate-Group", "devs"]), listPods())),
+      refusal(() => impersonate(imp, ALICE, headers(["Impersonate-Group", "devs"]), listPods())),
       {
         code: 400,
         message:
@@ -121,7 +131,7 @@ describe("Impersonation", () => {
       ["Impersonate-Uid", "u1"],
     );
     assert.equal(
-      refusal(() => imp.impersonate(ALICE, extras, listPods())).message,
+      refusal(() => impersonate(imp, ALICE, extras, listPods())).message,
       'requested &user.DefaultInfo{Name:"", UID:"u1", Groups:[]string(nil), Extra:map[string][]string{"foo":[]string{"bar", "baz"}}} without impersonating a user name',
     );
     const odd = headers(
@@ -131,7 +141,7 @@ describe("Impersonation", () => {
       ["Impersonate-Extra-%zz", "v"],
     );
     assert.equal(
-      refusal(() => imp.impersonate(ALICE, odd, listPods())).message,
+      refusal(() => impersonate(imp, ALICE, odd, listPods())).message,
       'requested &user.DefaultInfo{Name:"", UID:"1", Groups:[]string{"x\\\\y"}, Extra:map[string][]string{"%zz":[]string{"v"}, "é":[]string{"ü"}}} without impersonating a user name',
     );
   });
@@ -147,7 +157,7 @@ describe("Impersonation", () => {
       ["Impersonate-Extra-Scopes", "b"],
       ["Impersonate-Extra-a%2Fb", "c"],
     );
-    assert.deepEqual(imp.impersonate(ALICE, asked, createReview), {
+    assert.deepEqual(impersonate(imp, ALICE, asked, createReview), {
       username: "jane",
       uid: "u1",
       groups: ["devs", "system:masters", "system:authenticated"],
@@ -158,7 +168,7 @@ describe("Impersonation", () => {
   it("gives service accounts their groups unless groups are asked for, anonymous its own", () => {
     const imp = new Impersonation(rbac());
     const as = (...pairs: [string, string][]) =>
-      imp.impersonate(ADMIN, headers(...pairs), createReview).groups;
+      impersonate(imp, ADMIN, headers(...pairs), createReview).groups;
     assert.deepEqual(as(["Impersonate-User", "system:serviceaccount:x:y"]), [
       "system:serviceaccounts",
       "system:serviceaccounts:x",
@@ -178,23 +188,24 @@ describe("Impersonation", () => {
   it("makes a node system:nodes in the node mode, and not once the legacy mode was last used", () => {
     const node = headers(["Impersonate-User", "system:node:n1"]);
     const fresh = new Impersonation(rbac());
-    assert.deepEqual(fresh.impersonate(ADMIN, node, createReview).groups, [
+    assert.deepEqual(impersonate(fresh, ADMIN, node, createReview).groups, [
       "system:nodes",
       "system:authenticated",
     ]);
     const used = new Impersonation(rbac());
-    used.impersonate(
+    impersonate(
+      used,
       ADMIN,
       headers(["Impersonate-User", "j"], ["Impersonate-Group", "system:masters"]),
       createReview,
     );
-    assert.deepEqual(used.impersonate(ADMIN, node, createReview).groups, ["system:authenticated"]);
+    assert.deepEqual(impersonate(used, ADMIN, node, createReview).groups, ["system:authenticated"]);
   });
 
   it("refuses a requester without rights with the first mode's refusal, as kube words it", () => {
     const imp = new Impersonation(rbac());
     const as = (name: string, request: AccessAttributes, ...more: [string, string][]) =>
-      refusal(() => imp.impersonate(ALICE, headers(["Impersonate-User", name], ...more), request));
+      refusal(() => impersonate(imp, ALICE, headers(["Impersonate-User", name], ...more), request));
     assert.deepEqual(as("jane", listPods("x")), {
       code: 403,
       message:
@@ -237,7 +248,7 @@ describe("Impersonation", () => {
   it("checks the legacy verb on users, groups, uids and extras, its refusals first once it succeeded", () => {
     const imp = new Impersonation(rbac());
     const as = (...pairs: [string, string][]) =>
-      imp.impersonate(IMP, headers(...pairs), listPods());
+      impersonate(imp, IMP, headers(...pairs), listPods());
     const fails = (...pairs: [string, string][]) => refusal(() => as(...pairs)).message;
     assert.match(fails(["Impersonate-User", "bob"]), /cannot impersonate-on:user-info:list/);
     assert.deepEqual(as(["Impersonate-User", "jane"], ["Impersonate-Group", "devs"]), {
@@ -265,7 +276,7 @@ describe("Impersonation", () => {
   it("refuses in the user-info mode what kube refuses before asking: system:masters, empty groups, bad extras", () => {
     const imp = new Impersonation(rbac());
     const fails = (...more: [string, string][]) =>
-      refusal(() => imp.impersonate(EG, headers(["Impersonate-User", "x"], ...more), listPods()))
+      refusal(() => impersonate(imp, EG, headers(["Impersonate-User", "x"], ...more), listPods()))
         .message;
     const prefix =
       'User "eg" cannot impersonate:user-info resource "userextras" in API group "authentication.k8s.io" at the cluster scope';
@@ -314,7 +325,8 @@ describe("Impersonation", () => {
       );
     }
     assert.deepEqual(
-      imp.impersonate(
+      impersonate(
+        imp,
         EG,
         headers(["Impersonate-User", "x"], ["Impersonate-Group", "a"], ["Impersonate-Uid", "1"]),
         listPods(),
@@ -327,7 +339,7 @@ describe("Impersonation", () => {
     );
     assert.equal(
       refusal(() =>
-        imp.impersonate(EG, headers(["Impersonate-User", "x"]), {
+        impersonate(imp, EG, headers(["Impersonate-User", "x"]), {
           ...listPods("default"),
           verb: "get",
           resource: "namespaces",

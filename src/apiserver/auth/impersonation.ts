@@ -89,15 +89,17 @@ export class Impersonation {
    * `Impersonate-User` (or an empty one); the impersonated user, with `system:authenticated`
    * (or `system:unauthenticated` for `system:anonymous`) added as kube adds it. Throws kube's
    * 400 for groups, a uid or extras without a user, and kube's 403 when no mode allows it.
-   * `request` is what the request does, authorized for the requestor.
+   * `request` says what the request does (asked only when a user is impersonated): the
+   * constrained modes authorize it for the requestor.
    */
   impersonate(
     requestor: UserInfo,
     headers: ImpersonationHeaders,
-    request: AccessAttributes,
+    request: () => AccessAttributes,
   ): UserInfo {
     const wanted = impersonationRequest(headers);
     if (wanted === undefined) return requestor;
+    const attributes = request();
     const last = this.#lastMode.get(requestor.username);
     let firstError: unknown;
     const order =
@@ -107,7 +109,7 @@ export class Impersonation {
     for (const i of order) {
       let user: UserInfo | undefined;
       try {
-        user = this.#modes[i]!(wanted, requestor, request);
+        user = this.#modes[i]!(wanted, requestor, attributes);
       } catch (err) {
         firstError ??= err;
         continue;
@@ -116,7 +118,7 @@ export class Impersonation {
       this.#remember(requestor.username, i);
       return user;
     }
-    throw firstError ?? forbiddenError(requestor, request, "all impersonation modes failed");
+    throw firstError ?? forbiddenError(requestor, attributes, "all impersonation modes failed");
   }
 
   #remember(username: string, mode: number): void {
