@@ -2,6 +2,7 @@
  * kontroller/apiserver — the embedded Kubernetes-compatible API server: storage, watch cache,
  * registry, HTTP and TLS (its own CA, serving and client certificates).
  */
+export { AUTHORIZATION_MODES, type AuthorizationMode } from "./auth/authorization.ts";
 export { type KubeconfigCredentials, kubeconfigFor } from "./http/kubeconfig.ts";
 export { ApiServer, type ApiServerOptions } from "./http/server.ts";
 export {

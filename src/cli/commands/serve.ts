@@ -2,6 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import {
   ApiServer,
+  type AuthorizationMode,
   EtcdStorage,
   issueAdminCertificate,
   type KeyCertificate,
@@ -15,7 +16,7 @@ import type { Command } from "../command.ts";
 
 const USAGE = `usage: kontroller serve [--host 127.0.0.1] [--port 6443] [--kubeconfig-out PATH] [--token TOKEN]
                         [--cert-dir DIR] [--tls-san NAME,...] [--client-ca-file PATH]
-                        [--insecure-http]
+                        [--insecure-http] [--authorization-mode RBAC|AlwaysAllow]
                         [--storage memory|etcd] [--etcd-endpoints URL,...] [--etcd-prefix /registry]
                         [--controllers all|none] [--service-cluster-ip-range CIDR]
                         [--service-node-port-range FIRST-LAST]
@@ -38,6 +39,13 @@ with a certificate signed by its own CA (made at start, or kept in --cert-dir).
                     users too (CN the user, O the groups), besides the server's own CA's
   --insecure-http   serve plain HTTP instead, on a loopback --host only: nothing is encrypted
                     and kubectl sends no token over it
+  --authorization-mode
+                    RBAC (default): requests are allowed by the Roles, ClusterRoles and bindings
+                    the server stores, as kube-apiserver's --authorization-mode=RBAC (the
+                    administrator, in system:masters, may do anything; kube's bootstrap roles
+                    are there at start); AlwaysAllow: every request is allowed. With
+                    --insecure-http and no --token every request is anonymous: the default
+                    is AlwaysAllow then
   --storage         where objects live: memory (default; gone when the server stops) or etcd
   --etcd-endpoints  with --storage etcd: etcd client URLs, comma-separated (required), e.g.
                     http://127.0.0.1:2379; start-up waits for etcd, retrying
@@ -64,6 +72,7 @@ async function serve(args: string[]): Promise<number> {
     "tls-san"?: string;
     "client-ca-file"?: string;
     "insecure-http"?: boolean;
+    "authorization-mode"?: string;
     storage?: string;
     "etcd-endpoints"?: string;
     "etcd-prefix"?: string;
@@ -84,6 +93,7 @@ async function serve(args: string[]): Promise<number> {
         "tls-san": { type: "string" },
         "client-ca-file": { type: "string" },
         "insecure-http": { type: "boolean" },
+        "authorization-mode": { type: "string" },
         storage: { type: "string" },
         "etcd-endpoints": { type: "string" },
         "etcd-prefix": { type: "string" },
@@ -138,6 +148,12 @@ async function serve(args: string[]): Promise<number> {
     );
     return 2;
   }
+  const authorization = authorizationMode(values);
+  if (authorization.error !== undefined) {
+    process.stderr.write(`kontroller serve: ${authorization.error}\n`);
+    await etcd?.close();
+    return 2;
+  }
   const tls = await tlsOptions(values);
   if (typeof tls === "string") {
     process.stderr.write(`kontroller serve: ${tls}\n`);
@@ -150,6 +166,7 @@ async function serve(args: string[]): Promise<number> {
       host: values.host ?? "127.0.0.1",
       port,
       tls,
+      authorization: authorization.mode,
       ...(values.token !== undefined ? { token: values.token } : {}),
       ...(etcd !== undefined ? { storage: etcd } : {}),
       ...(values["service-cluster-ip-range"] !== undefined
@@ -182,6 +199,11 @@ async function serve(args: string[]): Promise<number> {
   if (pki === undefined) {
     process.stderr.write(
       "kontroller serve: --insecure-http: serving plain HTTP on loopback; nothing is encrypted, and kubectl sends no token over it\n",
+    );
+  }
+  if (authorization.implied) {
+    process.stderr.write(
+      "kontroller serve: --insecure-http without --token: every request is anonymous, so every request is allowed (--authorization-mode AlwaysAllow); give --token to authorize by RBAC\n",
     );
   }
   const token = values.token;
@@ -231,6 +253,38 @@ async function serve(args: string[]): Promise<number> {
   await server.close();
   await etcd?.close();
   return 0;
+}
+
+/**
+ * The authorization mode of the flags: RBAC by default, as kube-apiserver's for a cluster (the
+ * administrator the kubeconfig names is in system:masters, so it may do anything); AlwaysAllow
+ * (`implied`) where no request can be anyone but anonymous — plain HTTP without a token, as
+ * kube's old insecure port served without authorization. RBAC there without controllers only:
+ * they would be anonymous too, and refused.
+ */
+function authorizationMode(values: {
+  token?: string;
+  "insecure-http"?: boolean;
+  "authorization-mode"?: string;
+  controllers?: string;
+}): { mode: AuthorizationMode; implied?: boolean; error?: undefined } | { error: string } {
+  const anonymousOnly = values["insecure-http"] === true && values.token === undefined;
+  const given = values["authorization-mode"];
+  if (given === undefined) {
+    return anonymousOnly ? { mode: "AlwaysAllow", implied: true } : { mode: "RBAC" };
+  }
+  if (given !== "RBAC" && given !== "AlwaysAllow") {
+    return {
+      error: `--authorization-mode must be "RBAC" or "AlwaysAllow", got ${JSON.stringify(given)}`,
+    };
+  }
+  if (given === "RBAC" && anonymousOnly && (values.controllers ?? "all") !== "none") {
+    return {
+      error:
+        "--authorization-mode RBAC with --insecure-http needs --token: without it every request is anonymous, the controllers' too, and RBAC refuses them (or give --controllers none)",
+    };
+  }
+  return { mode: given };
 }
 
 /**
