@@ -92,6 +92,7 @@ const APISERVER_SUBLAYERS = [
   "crd",
   "auth",
   "tls",
+  "audit",
   "http",
 ];
 

@@ -2,9 +2,34 @@
  * kontroller/apiserver — the embedded Kubernetes-compatible API server: storage, watch cache,
  * registry, HTTP and TLS (its own CA, serving and client certificates).
  */
+
+export { auditEventJson } from "./audit/event-json.ts";
+export {
+  AuditPolicyError,
+  type ParseAuditPolicyOptions,
+  parseAuditPolicy,
+} from "./audit/policy-file.ts";
+export {
+  type AuditSink,
+  FileAuditSink,
+  type FileAuditSinkOptions,
+  MemoryAuditSink,
+} from "./audit/sinks.ts";
+export type {
+  AuditEvent,
+  AuditGroupResources,
+  AuditLevel,
+  AuditObjectReference,
+  AuditPolicy,
+  AuditPolicyRule,
+  AuditResponseStatus,
+  AuditStage,
+  AuditUser,
+} from "./audit/types.ts";
 export { AUTHORIZATION_MODES, type AuthorizationMode } from "./auth/authorization.ts";
 export { type KubeconfigCredentials, kubeconfigFor } from "./http/kubeconfig.ts";
 export { ApiServer, type ApiServerOptions } from "./http/server.ts";
+export type { AuditOptions } from "./http/server-options.ts";
 export {
   type EtcdReadyOptions,
   EtcdStorage,

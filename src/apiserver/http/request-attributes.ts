@@ -1,4 +1,4 @@
-import type { AccessAttributes, Authorizer } from "../auth/authorizer.ts";
+import type { AccessAttributes, AccessDecision, Authorizer } from "../auth/authorizer.ts";
 import { forbiddenError } from "../auth/rbac/index.ts";
 import type { UserInfo } from "../auth/user.ts";
 import { isWatch } from "./read-verbs.ts";
@@ -110,7 +110,8 @@ function decodePath(pathname: string): string {
 /**
  * Authorizes a request of `user` as kube-apiserver's authorization filter does, before anything
  * else looks at it (an unknown resource is a 403 before it is a 404): throws kube's 403
- * Forbidden, with the authorizers' reason, unless `authorizer` allows it.
+ * Forbidden, with the authorizers' reason, unless `authorizer` allows it. The decision goes to
+ * the request's audit, as kube's authorization filter annotates it.
  */
 export function authorizeRequest(
   authorizer: Authorizer,
@@ -118,8 +119,10 @@ export function authorizeRequest(
   method: string,
   pathname: string,
   query: URLSearchParams,
+  audit?: { authorized(decision: AccessDecision): void },
 ): void {
   const attributes = requestAttributes(method, pathname, query);
   const decision = authorizer.authorize(user, attributes);
+  audit?.authorized(decision);
   if (!decision.allowed) throw forbiddenError(user, attributes, decision.reason);
 }

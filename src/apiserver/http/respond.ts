@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { ApiError, errors, type Status } from "../../core/index.ts";
+import { auditOf } from "../audit/request-audit.ts";
 import { isStorageError } from "../storage/storage-error.ts";
 import { ChunkWriter } from "./chunk-writer.ts";
 import { answersInProtobuf, PROTOBUF, protobufBody } from "./protobuf-wire.ts";
@@ -14,6 +15,7 @@ export function sendJson(
   body: unknown,
   contentType = "application/json",
 ): void {
+  auditOf(res)?.response(code, body);
   if (contentType === "application/json" && answersInProtobuf(res)) {
     contentType = PROTOBUF;
     body = Buffer.from(protobufBody(body));

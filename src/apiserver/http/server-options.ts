@@ -1,5 +1,8 @@
 import { isIP } from "node:net";
 import { type Clock, errorMessage, InvalidOptionError } from "../../core/index.ts";
+import { validatePolicy } from "../audit/policy-file.ts";
+import type { AuditSink } from "../audit/sinks.ts";
+import type { AuditPolicy } from "../audit/types.ts";
 import { AUTHORIZATION_MODES, type AuthorizationMode } from "../auth/authorization.ts";
 import { parseIpv4Cidr, parsePortRange } from "../registry/service-allocation.ts";
 import type { Storage } from "../storage/storage.ts";
@@ -15,9 +18,25 @@ export interface ApiServerOptions {
   /**
    * When set, every request needs `Authorization: Bearer <token>` (or a service account token
    * the server issued; 401 otherwise), and the token's user is an administrator. When not set,
-   * requests are kube's anonymous user. Every request is allowed either way.
+   * requests are kube's anonymous user (see {@link anonymousAuth}).
    */
   token?: string;
+  /**
+   * A static token file in kube-apiserver's format (`--token-auth-file`): CSV records
+   * `token,user,uid[,"group1,group2"]`; a request with `Authorization: Bearer <token>` is that
+   * user, in its groups and `system:authenticated`. Read by `listen()`, which rejects with kube's
+   * words (a `TokenFileError`) a file kube-apiserver would not start with.
+   * @default none
+   */
+  tokenAuthFile?: string;
+  /**
+   * A request without credentials is kube's anonymous user (`system:anonymous`, group
+   * `system:unauthenticated`), as kube-apiserver's `--anonymous-auth` makes it; false: 401
+   * Unauthorized. A failed credential (an unknown or expired token, a client certificate of
+   * another CA) is a 401 either way.
+   * @default true without `token`, false with one
+   */
+  anonymousAuth?: boolean;
   /**
    * Serve HTTPS: a CA and a serving certificate for the server's names and addresses, made at
    * `listen()` or kept in `certDir`; client certificates the CA signed authenticate their users
@@ -35,6 +54,13 @@ export interface ApiServerOptions {
    * @default "AlwaysAllow"
    */
   authorization?: AuthorizationMode;
+  /**
+   * Record kube's audit events (audit.k8s.io/v1) of the requests `policy` selects, into `sink`
+   * (a `FileAuditSink` writes kube-apiserver's `--audit-log-path` format; a `MemoryAuditSink`
+   * keeps them for a test). The server starts the sink in `listen()` and closes it in `close()`.
+   * @default no audit
+   */
+  audit?: AuditOptions;
   /** Where objects live. @default a new MemoryStorage (closed with the server) */
   storage?: Storage;
   /** @default realClock */
@@ -132,4 +158,47 @@ export function authorizationOption(
     );
   }
   return mode;
+}
+
+/** Options of the server's audit. */
+export interface AuditOptions {
+  /** Where events go. */
+  sink: AuditSink;
+  /**
+   * Which requests are recorded, at what level (`parseAuditPolicy` reads kube's policy files).
+   * @default every request at level Metadata
+   */
+  policy?: AuditPolicy;
+}
+
+/** The `audit` option, checked: a sink that takes events, a policy kube would accept. */
+export function auditOption(
+  owner: string,
+  audit: ApiServerOptions["audit"],
+): AuditOptions | undefined {
+  if (audit === undefined) return undefined;
+  if (typeof audit?.sink?.processEvent !== "function") {
+    throw new InvalidOptionError(
+      owner,
+      "audit.sink",
+      audit?.sink,
+      "must be an AuditSink (processEvent(event))",
+    );
+  }
+  if (audit.policy !== undefined) {
+    const problems = Array.isArray(audit.policy?.rules)
+      ? validatePolicy(audit.policy)
+      : ["rules: must be a list of rules"];
+    if (problems.length === 0 && audit.policy.rules.length === 0)
+      problems.push("loaded illegal policy with 0 rules");
+    if (problems.length > 0) {
+      throw new InvalidOptionError(
+        owner,
+        "audit.policy",
+        audit.policy,
+        `must be a valid audit policy (${problems.join(", ")})`,
+      );
+    }
+  }
+  return audit;
 }

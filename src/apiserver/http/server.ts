@@ -9,10 +9,12 @@ import {
   InvalidOptionError,
   realClock,
 } from "../../core/index.ts";
+import { Auditor, auditOf } from "../audit/request-audit.ts";
 import { type AuthorizationMode, rbacAuthorization } from "../auth/authorization.ts";
 import { ensureBootstrapPolicy } from "../auth/rbac-bootstrap.ts";
 import { RbacCache } from "../auth/rbac-cache.ts";
 import { requestAuth } from "../auth/request-auth.ts";
+import { readTokenFile } from "../auth/token-file.ts";
 import { CrdController } from "../crd/crd-controller.ts";
 import { FieldManagers } from "../managedfields/field-managers.ts";
 import { Registry, type ServedResource } from "../registry/registry.ts";
@@ -34,12 +36,13 @@ import {
 import { ApiServerMetrics } from "./metrics.ts";
 import { negotiateDiscovery } from "./negotiate.ts";
 import { OpenApiService } from "./openapi-service.ts";
-import { authorizeRequest } from "./request-attributes.ts";
+import { authorizeRequest, requestAttributes } from "./request-attributes.ts";
 import { parsePath } from "./request-info.ts";
 import { handleResource, type ResourceContext } from "./resource-handler.ts";
 import { sendError, sendJson } from "./respond.ts";
 import {
   type ApiServerOptions,
+  auditOption,
   authorizationOption,
   serviceRanges,
   tlsOption,
@@ -57,9 +60,13 @@ export class ApiServer {
   readonly #host: string;
   readonly #port: number;
   readonly #token: string | undefined;
+  readonly #tokenAuthFile: string | undefined;
+  readonly #anonymousAuth: boolean | undefined;
   readonly #tlsOptions: ServingTlsOptions | undefined;
   #tls: ServingTls | undefined;
   readonly #authorization: AuthorizationMode;
+  /** Records kube's audit events, where the server audits. */
+  readonly #auditor: Auditor | undefined;
   /** The RBAC objects requests are authorized by, under RBAC. */
   #rbac: RbacCache | undefined;
   readonly #storage: Storage;
@@ -97,11 +104,22 @@ export class ApiServer {
       );
     }
     this.#token = options.token;
+    const file = options.tokenAuthFile;
+    if (file !== undefined && (typeof file !== "string" || file === "")) {
+      throw new InvalidOptionError(owner, "tokenAuthFile", file, "must be the path of a file");
+    }
+    this.#tokenAuthFile = file;
+    if (options.anonymousAuth !== undefined && typeof options.anonymousAuth !== "boolean") {
+      throw new InvalidOptionError(owner, "anonymousAuth", options.anonymousAuth, "must be a boolean");
+    }
+    this.#anonymousAuth = options.anonymousAuth;
     this.#tlsOptions = tlsOption(owner, options.tls, this.#host);
     this.#authorization = authorizationOption(owner, options.authorization);
     this.#storage = options.storage ?? new MemoryStorage();
     this.#ownsStorage = options.storage === undefined;
     this.#clock = options.clock ?? realClock;
+    const audit = auditOption(owner, options.audit);
+    this.#auditor = audit && new Auditor({ ...audit, clock: this.#clock });
     this.#minRequestTimeoutSeconds = checkNumber(
       owner,
       "minRequestTimeoutSeconds",
@@ -153,6 +171,7 @@ export class ApiServer {
       this.#tls ??= await servingTls({ ...this.#tlsOptions, bindAddress: this.#host });
     }
     const ownWrite = (served: ServedResource) => this.#fields.managed(served, {});
+    await this.#auditor?.start();
     await this.#registry.start(ownWrite);
     await this.#crds.start();
     await ensureBootstrapPolicy(this.#registry, ownWrite);
@@ -160,6 +179,10 @@ export class ApiServer {
       this.#rbac = new RbacCache();
       this.#rbac.start(this.#registry);
     }
+    const staticTokens =
+      this.#tokenAuthFile === undefined
+        ? undefined
+        : (await readTokenFile(this.#tokenAuthFile)).users;
     const ctx: ResourceContext = {
       registry: this.#registry,
       fields: this.#fields,
@@ -168,6 +191,8 @@ export class ApiServer {
       metrics: this.#metrics,
       auth: requestAuth({
         ...(this.#token === undefined ? {} : { token: this.#token }),
+        ...(staticTokens === undefined ? {} : { staticTokens }),
+        ...(this.#anonymousAuth === undefined ? {} : { anonymous: this.#anonymousAuth }),
         ...(this.#tls === undefined ? {} : { certificates: this.#tls.authenticator }),
         ...(this.#rbac === undefined
           ? {}
@@ -185,7 +210,11 @@ export class ApiServer {
       res.once("close", () => {
         if (--this.#inFlight === 0) this.#drained?.();
       });
-      this.#handle(ctx, req, res).catch((err: unknown) => sendError(res, err));
+      const audit = this.#auditor?.begin(req, res);
+      this.#handle(ctx, req, res).catch((err: unknown) => {
+        audit?.failed(err);
+        sendError(res, err);
+      });
     };
     const tls = this.#tls;
     const server =
@@ -265,6 +294,7 @@ export class ApiServer {
       }
       await this.#crds.close();
       await this.#rbac?.close();
+      await this.#auditor?.close();
       await this.#registry.close();
       if (this.#ownsStorage) await this.#storage.close();
     })();
@@ -296,7 +326,6 @@ export class ApiServer {
       req.headers.authorization,
       req.socket,
     );
-    if (user === undefined) throw errors.unauthorized();
     const raw = req.url ?? "/";
     const q = raw.indexOf("?");
     const url = {
@@ -304,7 +333,17 @@ export class ApiServer {
       searchParams: new URLSearchParams(q < 0 ? "" : raw.slice(q + 1)),
     };
     const method = req.method ?? "GET";
-    authorizeRequest(ctx.auth.authorizer, user, method, url.pathname, url.searchParams);
+    // Audited as kube's filters order it: after authentication, before impersonation (which
+    // tells audit.impersonated) and authorization (which tells audit.authorized).
+    const audit = auditOf(res);
+    audit?.authenticated(user, requestAttributes(method, url.pathname, url.searchParams));
+    if (user === undefined) throw errors.unauthorized();
+    // Who the request acts as: kube checks impersonation after authentication, before
+    // authorization, which then authorizes the impersonated user.
+    const acting = ctx.auth.impersonation.impersonate(user, req.headersDistinct, () =>
+      requestAttributes(method, url.pathname, url.searchParams),
+    );
+    authorizeRequest(ctx.auth.authorizer, acting, method, url.pathname, url.searchParams, audit);
     const target = parsePath(url.pathname);
     this.#metrics.observe(
       req,
@@ -313,7 +352,7 @@ export class ApiServer {
       url.searchParams,
     );
     if (target.kind === "resource") {
-      return handleResource(ctx, req, res, target, url.searchParams, user);
+      return handleResource(ctx, req, res, target, url.searchParams, acting);
     }
     if (method !== "GET" && method !== "HEAD") {
       throw errors.methodNotAllowed(

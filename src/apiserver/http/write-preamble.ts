@@ -1,3 +1,4 @@
+import { auditOf } from "../audit/request-audit.ts";
 import type { FieldValidation } from "../registry/types.ts";
 import { readBody } from "./body.ts";
 import { negotiateFor, type Output } from "./negotiate.ts";
@@ -44,5 +45,6 @@ export async function writePreamble(
       ? { kind: "json" }
       : negotiateFor(v.res, req.headers.accept, false, protobuf);
   const bytes = await readBody(req);
+  auditOf(v.res)?.requestBody(bytes, req.headers["content-type"]);
   return { ...params, output, bytes, contentType: req.headers["content-type"] };
 }
