@@ -1,9 +1,9 @@
 import { isIP } from "node:net";
 import { type Clock, errorMessage, InvalidOptionError } from "../../core/index.ts";
-import { AUTHORIZATION_MODES, type AuthorizationMode } from "../auth/authorization.ts";
 import { validatePolicy } from "../audit/policy-file.ts";
 import type { AuditSink } from "../audit/sinks.ts";
 import type { AuditPolicy } from "../audit/types.ts";
+import { AUTHORIZATION_MODES, type AuthorizationMode } from "../auth/authorization.ts";
 import { parseIpv4Cidr, parsePortRange } from "../registry/service-allocation.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { ServingTlsOptions } from "../tls/serving.ts";
@@ -18,9 +18,25 @@ export interface ApiServerOptions {
   /**
    * When set, every request needs `Authorization: Bearer <token>` (or a service account token
    * the server issued; 401 otherwise), and the token's user is an administrator. When not set,
-   * requests are kube's anonymous user. Every request is allowed either way.
+   * requests are kube's anonymous user (see {@link anonymousAuth}).
    */
   token?: string;
+  /**
+   * A static token file in kube-apiserver's format (`--token-auth-file`): CSV records
+   * `token,user,uid[,"group1,group2"]`; a request with `Authorization: Bearer <token>` is that
+   * user, in its groups and `system:authenticated`. Read by `listen()`, which rejects with kube's
+   * words (a `TokenFileError`) a file kube-apiserver would not start with.
+   * @default none
+   */
+  tokenAuthFile?: string;
+  /**
+   * A request without credentials is kube's anonymous user (`system:anonymous`, group
+   * `system:unauthenticated`), as kube-apiserver's `--anonymous-auth` makes it; false: 401
+   * Unauthorized. A failed credential (an unknown or expired token, a client certificate of
+   * another CA) is a 401 either way.
+   * @default true without `token`, false with one
+   */
+  anonymousAuth?: boolean;
   /**
    * Serve HTTPS: a CA and a serving certificate for the server's names and addresses, made at
    * `listen()` or kept in `certDir`; client certificates the CA signed authenticate their users

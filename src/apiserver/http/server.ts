@@ -14,6 +14,7 @@ import { type AuthorizationMode, rbacAuthorization } from "../auth/authorization
 import { ensureBootstrapPolicy } from "../auth/rbac-bootstrap.ts";
 import { RbacCache } from "../auth/rbac-cache.ts";
 import { requestAuth } from "../auth/request-auth.ts";
+import { readTokenFile } from "../auth/token-file.ts";
 import { CrdController } from "../crd/crd-controller.ts";
 import { FieldManagers } from "../managedfields/field-managers.ts";
 import { Registry, type ServedResource } from "../registry/registry.ts";
@@ -59,6 +60,8 @@ export class ApiServer {
   readonly #host: string;
   readonly #port: number;
   readonly #token: string | undefined;
+  readonly #tokenAuthFile: string | undefined;
+  readonly #anonymousAuth: boolean | undefined;
   readonly #tlsOptions: ServingTlsOptions | undefined;
   #tls: ServingTls | undefined;
   readonly #authorization: AuthorizationMode;
@@ -101,6 +104,20 @@ export class ApiServer {
       );
     }
     this.#token = options.token;
+    const file = options.tokenAuthFile;
+    if (file !== undefined && (typeof file !== "string" || file === "")) {
+      throw new InvalidOptionError(owner, "tokenAuthFile", file, "must be the path of a file");
+    }
+    this.#tokenAuthFile = file;
+    if (options.anonymousAuth !== undefined && typeof options.anonymousAuth !== "boolean") {
+      throw new InvalidOptionError(
+        owner,
+        "anonymousAuth",
+        options.anonymousAuth,
+        "must be a boolean",
+      );
+    }
+    this.#anonymousAuth = options.anonymousAuth;
     this.#tlsOptions = tlsOption(owner, options.tls, this.#host);
     this.#authorization = authorizationOption(owner, options.authorization);
     this.#storage = options.storage ?? new MemoryStorage();
@@ -167,6 +184,10 @@ export class ApiServer {
       this.#rbac = new RbacCache();
       this.#rbac.start(this.#registry);
     }
+    const staticTokens =
+      this.#tokenAuthFile === undefined
+        ? undefined
+        : (await readTokenFile(this.#tokenAuthFile)).users;
     const ctx: ResourceContext = {
       registry: this.#registry,
       fields: this.#fields,
@@ -175,6 +196,8 @@ export class ApiServer {
       metrics: this.#metrics,
       auth: requestAuth({
         ...(this.#token === undefined ? {} : { token: this.#token }),
+        ...(staticTokens === undefined ? {} : { staticTokens }),
+        ...(this.#anonymousAuth === undefined ? {} : { anonymous: this.#anonymousAuth }),
         ...(this.#tls === undefined ? {} : { certificates: this.#tls.authenticator }),
         ...(this.#rbac === undefined
           ? {}
@@ -320,7 +343,12 @@ export class ApiServer {
     const audit = auditOf(res);
     audit?.authenticated(user, requestAttributes(method, url.pathname, url.searchParams));
     if (user === undefined) throw errors.unauthorized();
-    authorizeRequest(ctx.auth.authorizer, user, method, url.pathname, url.searchParams, audit);
+    // Who the request acts as: kube checks impersonation after authentication, before
+    // authorization, which then authorizes the impersonated user.
+    const acting = ctx.auth.impersonation.impersonate(user, req.headersDistinct, () =>
+      requestAttributes(method, url.pathname, url.searchParams),
+    );
+    authorizeRequest(ctx.auth.authorizer, acting, method, url.pathname, url.searchParams, audit);
     const target = parsePath(url.pathname);
     this.#metrics.observe(
       req,
@@ -329,7 +357,7 @@ export class ApiServer {
       url.searchParams,
     );
     if (target.kind === "resource") {
-      return handleResource(ctx, req, res, target, url.searchParams, user);
+      return handleResource(ctx, req, res, target, url.searchParams, acting);
     }
     if (method !== "GET" && method !== "HEAD") {
       throw errors.methodNotAllowed(
