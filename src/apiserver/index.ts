@@ -27,6 +27,12 @@ export type {
   AuditUser,
 } from "./audit/types.ts";
 export { AUTHORIZATION_MODES, type AuthorizationMode } from "./auth/authorization.ts";
+export {
+  parseTokenFile,
+  readTokenFile,
+  type StaticTokens,
+  TokenFileError,
+} from "./auth/token-file.ts";
 export { type KubeconfigCredentials, kubeconfigFor } from "./http/kubeconfig.ts";
 export { ApiServer, type ApiServerOptions } from "./http/server.ts";
 export type { AuditOptions } from "./http/server-options.ts";

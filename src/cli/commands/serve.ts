@@ -7,6 +7,7 @@ import {
   issueAdminCertificate,
   type KeyCertificate,
   kubeconfigFor,
+  readTokenFile,
   type ServingTlsOptions,
 } from "../../apiserver/index.ts";
 import { stderrLogger } from "../../cache/index.ts";
@@ -15,6 +16,7 @@ import { errorMessage } from "../../core/index.ts";
 import type { Command } from "../command.ts";
 
 const USAGE = `usage: kontroller serve [--host 127.0.0.1] [--port 6443] [--kubeconfig-out PATH] [--token TOKEN]
+                        [--token-auth-file PATH] [--anonymous-auth]
                         [--cert-dir DIR] [--tls-san NAME,...] [--client-ca-file PATH]
                         [--insecure-http] [--authorization-mode RBAC|AlwaysAllow]
                         [--storage memory|etcd] [--etcd-endpoints URL,...] [--etcd-prefix /registry]
@@ -30,6 +32,13 @@ with a certificate signed by its own CA (made at start, or kept in --cert-dir).
                     system:masters) by a client certificate, and by the token if one is given
   --token           require "Authorization: Bearer TOKEN" on every request without a client
                     certificate (401 otherwise)
+  --token-auth-file users by bearer token, from a CSV file in kube-apiserver's format:
+                    token,user,uid[,"group1,group2"] a line; each user is in its groups and
+                    system:authenticated
+  --anonymous-auth  a request without credentials is kube's anonymous user (system:anonymous,
+                    group system:unauthenticated), which RBAC then authorizes; without it such
+                    a request is 401 Unauthorized (but see --insecure-http). A token or client
+                    certificate that does not authenticate is 401 either way
   --cert-dir        keep the CA and serving certificate in DIR (ca.crt, ca.key, apiserver.crt,
                     apiserver.key, as kubeadm names them) and reuse them at the next start; a
                     serving certificate that does not cover the server's names is replaced
@@ -38,7 +47,8 @@ with a certificate signed by its own CA (made at start, or kept in --cert-dir).
   --client-ca-file  client certificates signed by the CAs in PATH (PEM) authenticate their
                     users too (CN the user, O the groups), besides the server's own CA's
   --insecure-http   serve plain HTTP instead, on a loopback --host only: nothing is encrypted
-                    and kubectl sends no token over it
+                    and kubectl sends no token over it; without --token every request is
+                    anonymous (--anonymous-auth implied)
   --authorization-mode
                     RBAC (default): requests are allowed by the Roles, ClusterRoles and bindings
                     the server stores, as kube-apiserver's --authorization-mode=RBAC (the
@@ -68,6 +78,8 @@ async function serve(args: string[]): Promise<number> {
     port?: string;
     "kubeconfig-out"?: string;
     token?: string;
+    "token-auth-file"?: string;
+    "anonymous-auth"?: boolean;
     "cert-dir"?: string;
     "tls-san"?: string;
     "client-ca-file"?: string;
@@ -89,6 +101,8 @@ async function serve(args: string[]): Promise<number> {
         port: { type: "string" },
         "kubeconfig-out": { type: "string" },
         token: { type: "string" },
+        "token-auth-file": { type: "string" },
+        "anonymous-auth": { type: "boolean" },
         "cert-dir": { type: "string" },
         "tls-san": { type: "string" },
         "client-ca-file": { type: "string" },
@@ -154,6 +168,22 @@ async function serve(args: string[]): Promise<number> {
     await etcd?.close();
     return 2;
   }
+  const tokenFile = values["token-auth-file"];
+  if (tokenFile !== undefined) {
+    // Read here too, to refuse a bad file before anything starts and to pass on kube's warnings.
+    try {
+      const { warnings } = await readTokenFile(tokenFile);
+      for (const w of warnings) process.stderr.write(`kontroller serve: ${w}\n`);
+    } catch (err) {
+      process.stderr.write(`kontroller serve: --token-auth-file: ${errorMessage(err)}\n`);
+      await etcd?.close();
+      return 2;
+    }
+  }
+  // Over plain HTTP without a shared token, no client could present a credential kubectl sends.
+  const anonymous =
+    values["anonymous-auth"] === true ||
+    (values["insecure-http"] === true && values.token === undefined);
   const tls = await tlsOptions(values);
   if (typeof tls === "string") {
     process.stderr.write(`kontroller serve: ${tls}\n`);
@@ -168,6 +198,8 @@ async function serve(args: string[]): Promise<number> {
       tls,
       authorization: authorization.mode,
       ...(values.token !== undefined ? { token: values.token } : {}),
+      ...(tokenFile !== undefined ? { tokenAuthFile: tokenFile } : {}),
+      anonymousAuth: anonymous,
       ...(etcd !== undefined ? { storage: etcd } : {}),
       ...(values["service-cluster-ip-range"] !== undefined
         ? { serviceClusterIpRange: values["service-cluster-ip-range"] }
