@@ -262,7 +262,13 @@ export function decodeWatchFrame(frame: Buffer): { type: string; object: Record<
   try {
     const event = decodeMessage(frame, WATCH_EVENT);
     const object = event.object;
-    if (typeof event.type !== "string" || typeof object !== "object" || object === null) {
+    // An empty type is none: Go's decoder gives "" for a type the frame lacks.
+    if (
+      typeof event.type !== "string" ||
+      event.type === "" ||
+      typeof object !== "object" ||
+      object === null
+    ) {
       throw new ProtobufError("a watch frame without a type or an object");
     }
     return { type: event.type, object: object as Record<string, unknown> };

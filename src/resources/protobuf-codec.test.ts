@@ -182,6 +182,22 @@ function isGoZero(f: ProtoField, v: unknown): boolean {
   }
 }
 
+/** What Go's JSON writes for a zero it always writes: null for a time, the zero otherwise. */
+function writtenZero(f: ProtoField): unknown {
+  switch (f.message?.special) {
+    case "time":
+    case "microTime":
+      return null;
+    case "quantity":
+      return "0";
+    case "duration":
+      return "0s";
+    case "intOrString":
+      return 0;
+  }
+  return f.scalar === "bool" ? false : f.scalar === "string" ? "" : 0;
+}
+
 /** One value of a field's type, normalized: a plain message's fields, anything else as it is. */
 function normalizeValue(f: ProtoField, v: unknown): unknown {
   return f.message !== undefined && f.message.special === undefined
@@ -192,8 +208,8 @@ function normalizeValue(f: ProtoField, v: unknown): unknown {
 /**
  * `x` as decoding must give it back: empty maps and arrays gone (nothing is on the wire), a
  * non-pointer field at its Go zero gone, a pointer field kept whatever it holds, repeated
- * elements and map values kept; and a struct held by value there even when absent (encoding
- * sends it, as Go's marshallers do, and Go's JSON writes it as {}).
+ * elements and map values kept; and a struct held by value, or a zero Go's JSON writes, there
+ * even when absent (encoding sends it, as Go's marshallers do, and Go's JSON writes it).
  */
 function normalize(x: Json, m: ProtoMessage): Json {
   const out: Json = {};
@@ -208,8 +224,23 @@ function normalize(x: Json, m: ProtoMessage): Json {
       !f.map &&
       f.message !== undefined &&
       f.message.special === undefined;
+    const emptyList = f.repeated || f.map;
+    if (f.zeroWritten && emptyList) {
+      // An empty one sends nothing; Go decodes nil and its JSON writes null (a list's items []).
+      const v = x[f.json];
+      const empty = v === undefined || v === null || Object.keys(v as object).length === 0;
+      if (empty) {
+        out[f.json] = f.json === "items" && m.name.endsWith("List") ? [] : null;
+        continue;
+      }
+    }
     if (!Object.hasOwn(x, f.json)) {
       if (byValue) out[f.json] = normalize({}, f.message!);
+      else if (f.zeroWritten) out[f.json] = writtenZero(f);
+      continue;
+    }
+    if (f.zeroWritten && !emptyList) {
+      out[f.json] = x[f.json] ?? writtenZero(f);
       continue;
     }
     const v = x[f.json];

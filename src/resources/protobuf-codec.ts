@@ -1,6 +1,11 @@
 import { WireType } from "@bufbuild/protobuf/wire";
 import { errorMessage } from "../core/index.ts";
-import { type DecodeHelpers, type FieldsReader, generateReader } from "./protobuf-decode-gen.ts";
+import {
+  type DecodeHelpers,
+  emptyOf,
+  type FieldsReader,
+  generateReader,
+} from "./protobuf-decode-gen.ts";
 import { WireReader } from "./protobuf-reader.ts";
 import { kindMessage, type ProtoField, type ProtoMessage } from "./protobuf-schema.ts";
 import { formatDuration, formatMicroTime, formatTime } from "./protobuf-values.ts";
@@ -104,7 +109,8 @@ export function decodeObject(bytes: Uint8Array): Json {
   }
   const r = reader(raw);
   try {
-    const out: Json = { apiVersion, kind };
+    // TypeMeta's apiVersion is omitempty: /api's APIVersions names none.
+    const out: Json = apiVersion === "" ? { kind } : { apiVersion, kind };
     readFields(r, raw.length, message, out);
     return out;
   } catch (err) {
@@ -201,6 +207,11 @@ function walkFields(r: WireReader, end: number, m: ProtoMessage, out: Json): voi
     HELPERS.fail(m, no, err);
   }
   if (r.pos !== end) HELPERS.pastEnd(m);
+  for (const f of m.fields) {
+    if (f.zeroWritten && (f.repeated || f.map) && out[f.json] === undefined) {
+      out[f.json] = emptyOf(m, f) === "[]" ? [] : null;
+    }
+  }
 }
 
 /**
@@ -225,7 +236,8 @@ function readField(r: WireReader, end: number, m: ProtoMessage, out: Json, key: 
   } else {
     const value = readValue(r, end, f, m, out);
     if (f.json === "") return; // inline: read into `out` itself
-    if (f.pointer ? value === undefined : isZero(f, value)) delete out[f.json];
+    if (f.zeroWritten) out[f.json] = value ?? writtenZero(f);
+    else if (f.pointer ? value === undefined : isZero(f, value)) delete out[f.json];
     else out[f.json] = value;
   }
 }
@@ -237,6 +249,7 @@ const HELPERS: DecodeHelpers = {
   mapEntry: readMapEntry,
   isZero,
   zeroOf,
+  writtenZero,
   base64: (bytes) => bytes.toString("base64"),
   reader: readerOf,
   fail(m, no, err) {
@@ -384,6 +397,12 @@ function rawJson(raw: Buffer, m: ProtoMessage): unknown {
 export function zeroOf(f: ProtoField): unknown {
   if (f.message !== undefined) return f.message.special === "quantity" ? "0" : {};
   return f.scalar === "bool" ? false : f.scalar === "int32" || f.scalar === "int64" ? 0 : "";
+}
+
+/** The zero Go's JSON writes for a field it always writes: a zero time is `null`. */
+function writtenZero(f: ProtoField): unknown {
+  const special = f.message?.special;
+  return special === "time" || special === "microTime" ? null : zeroOf(f);
 }
 
 /**

@@ -25,6 +25,8 @@ export interface DecodeHelpers {
   mapEntry(r: WireReader, limit: number, f: ProtoField, m: ProtoMessage, entries: Json): void;
   isZero(f: ProtoField, v: unknown): boolean;
   zeroOf(f: ProtoField): unknown;
+  /** The zero Go's JSON writes for a field it always writes (`null` for a time). */
+  writtenZero(f: ProtoField): unknown;
   base64(bytes: Buffer): string;
   /** The reader of a message. */
   reader(m: ProtoMessage): FieldsReader;
@@ -60,7 +62,7 @@ function caseOf(f: ProtoField, i: number): string {
               ? "r.int64()"
               : "h.base64(r.bytes())";
     if (f.repeated) return push(read);
-    if (f.pointer || f.scalar === "bytes") return `out[${K}] = ${read};`;
+    if (f.pointer || f.zeroWritten || f.scalar === "bytes") return `out[${K}] = ${read};`;
     const zero = f.scalar === "string" ? 'v === ""' : f.scalar === "bool" ? "!v" : "v === 0";
     return keep(read, zero);
   }
@@ -73,6 +75,7 @@ function caseOf(f: ProtoField, i: number): string {
     if (f.repeated) return push(`(${read}) ?? h.zeroOf(${F})`);
     if (f.pointer)
       return `{ const v = ${read}; if (v === undefined) delete out[${K}]; else out[${K}] = v; }`;
+    if (f.zeroWritten) return `out[${K}] = (${read}) ?? h.writtenZero(${F});`;
     return keep(read, `h.isZero(${F}, v)`);
   }
   const read = `const e = ${end}; const v = {}; (R[${i}] || (R[${i}] = h.reader(${F}.message)))(r, e, v);`;
@@ -82,6 +85,11 @@ function caseOf(f: ProtoField, i: number): string {
   // A struct, held by a pointer or by value: Go's JSON writes it whenever it is sent, as {} when
   // empty (omitempty does not apply to structs).
   return `{ ${read} out[${K}] = v; }`;
+}
+
+/** What Go's JSON writes for list or map `f` of `m` when none came: `[]` for a list's items. */
+export function emptyOf(m: ProtoMessage, f: ProtoField): "[]" | "null" {
+  return f.json === "items" && m.name.endsWith("List") ? "[]" : "null";
 }
 
 /** The generated reader of `m`. */
@@ -98,6 +106,15 @@ export function generateReader(m: ProtoMessage, h: DecodeHelpers): FieldsReader 
       return `\n      { const a = out[${K}]; if (a !== undefined && a.length > 1) out[${K}] = a.slice(); }`;
     })
     .join("");
+  // A list or map Go's JSON writes even when empty: null where none came (Go decodes nil), a
+  // list's items [] (kube's lists always hold a slice).
+  const absent = m.fields
+    .filter((f) => f.zeroWritten && (f.repeated || f.map))
+    .map((f) => {
+      const K = JSON.stringify(f.json);
+      return `\n      if (out[${K}] === undefined) out[${K}] = ${emptyOf(m, f)};`;
+    })
+    .join("");
   const source = `
     return function read(r, end, out) {
       let c = 0;
@@ -112,7 +129,7 @@ export function generateReader(m: ProtoMessage, h: DecodeHelpers): FieldsReader 
       } catch (err) {
         h.fail(m, c, err);
       }
-      if (r.pos !== end) h.pastEnd(m);${trims}
+      if (r.pos !== end) h.pastEnd(m);${trims}${absent}
     };`;
   // The source is built from the generated table's names and numbers only (JSON-quoted).
   const make = new Function("m", "F", "R", "h", source) as (

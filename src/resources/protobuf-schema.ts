@@ -47,6 +47,11 @@ export interface ProtoField {
   readonly map: boolean;
   /** Go holds it behind a pointer: written only when set, and a set zero is kept. */
   readonly pointer: boolean;
+  /**
+   * Go's JSON writes it at its zero too (held by value, no `omitempty`): a scalar, or a time,
+   * duration, quantity or int-or-string, decoded to its zero rather than left out.
+   */
+  readonly zeroWritten: boolean;
   /** The wire type one value of it arrives in: 0 (varint) or 2 (length-delimited). */
   readonly wire: 0 | 2;
   /** The message type of a message field. */
@@ -86,6 +91,7 @@ export function protoMessage(name: string): ProtoMessage | undefined {
       repeated: flags.includes("r"),
       map: flags.includes("m"),
       pointer: flags.includes("p"),
+      zeroWritten: flags.includes("w"),
       wire: scalar === undefined || scalar === "string" || scalar === "bytes" ? 2 : 0,
       message: undefined,
     };

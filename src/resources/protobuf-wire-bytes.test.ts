@@ -136,11 +136,16 @@ describe("IntOrString", () => {
     assert.deepEqual(decodeMessage(bytes, port), { port: 80, targetPort: "http" });
   });
 
-  it('keeps a string "0" apart from the int 0, which is the zero value and left out', () => {
+  it('keeps a string "0" apart from the int 0, its zero, which Go\'s JSON writes', () => {
+    // port (no omitempty) is written at its zero; so is targetPort, a struct, omitempty or not.
     assert.deepEqual(decodeMessage(encodeMessage({ targetPort: "0" }, port), port), {
+      port: 0,
       targetPort: "0",
     });
-    assert.deepEqual(decodeMessage(encodeMessage({ targetPort: 0 }, port), port), {});
+    assert.deepEqual(decodeMessage(encodeMessage({ targetPort: 0 }, port), port), {
+      port: 0,
+      targetPort: 0,
+    });
   });
 });
 
@@ -204,8 +209,15 @@ describe("times", () => {
       reason: "Started",
     };
     const bytes = encodeObject(event);
-    // regarding and deprecatedSource are structs held by value: sent, and written as {}.
-    assert.deepEqual(decodeObject(bytes), { ...event, regarding: {}, deprecatedSource: {} });
+    // regarding and deprecatedSource are structs held by value: sent, and written as {}; the
+    // deprecated times are Times held by value: written as null (omitempty leaves no struct out).
+    assert.deepEqual(decodeObject(bytes), {
+      ...event,
+      regarding: {},
+      deprecatedSource: {},
+      deprecatedFirstTimestamp: null,
+      deprecatedLastTimestamp: null,
+    });
     const micro = ld(2, [0x08, ...varint(1_795_798_684), 0x10, ...varint(123_456_000)]);
     assert.ok(Buffer.from(bytes).includes(Buffer.from(micro)), "eventTime is seconds and nanos");
   });

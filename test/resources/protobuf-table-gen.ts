@@ -33,6 +33,8 @@ interface ProtoField {
 interface GoField {
   json: string;
   pointer: boolean;
+  /** Go's JSON writes it even when zero: held by value, no `omitempty` or `omitzero`. */
+  written: boolean;
 }
 
 interface GoPackage {
@@ -64,6 +66,15 @@ export const SPECIAL_MESSAGES = new Set([
   "k8s.io.apimachinery.pkg.runtime.RawExtension",
 ]);
 
+/** The hand-marshalled messages whose zero Go's JSON writes as a value (null, "0s", "0", 0). */
+const ZERO_WRITTEN_SPECIALS = new Set([
+  "k8s.io.apimachinery.pkg.apis.meta.v1.Time",
+  "k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime",
+  "k8s.io.apimachinery.pkg.apis.meta.v1.Duration",
+  "k8s.io.apimachinery.pkg.api.resource.Quantity",
+  "k8s.io.apimachinery.pkg.util.intstr.IntOrString",
+]);
+
 /** Kinds no OpenAPI document names: the metadata-only forms a client asks for with `as=`. */
 const META_KINDS: Readonly<Record<string, string>> = {
   "meta.k8s.io/v1/PartialObjectMetadata":
@@ -74,6 +85,15 @@ const META_KINDS: Readonly<Record<string, string>> = {
     "k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata",
   "meta.k8s.io/v1beta1/PartialObjectMetadataList":
     "k8s.io.apimachinery.pkg.apis.meta.v1beta1.PartialObjectMetadataList",
+  // Discovery: /api names no apiVersion, /api/v1 neither; /apis and a group's documents "v1".
+  "//APIVersions": "k8s.io.apimachinery.pkg.apis.meta.v1.APIVersions",
+  "//APIResourceList": "k8s.io.apimachinery.pkg.apis.meta.v1.APIResourceList",
+  "/v1/APIGroupList": "k8s.io.apimachinery.pkg.apis.meta.v1.APIGroupList",
+  "/v1/APIGroup": "k8s.io.apimachinery.pkg.apis.meta.v1.APIGroup",
+  "/v1/APIResourceList": "k8s.io.apimachinery.pkg.apis.meta.v1.APIResourceList",
+  // Aggregated discovery; kube-apiserver serves its v2beta1 form in JSON only.
+  "apidiscovery.k8s.io/v2/APIGroupDiscoveryList":
+    "k8s.io.api.apidiscovery.v2.APIGroupDiscoveryList",
 };
 
 /** The Go package directory of a proto package (`k8s.io.api.apps.v1` → `api/apps/v1`). */
@@ -114,9 +134,16 @@ function readGoPackage(dir: string): GoPackage {
       const inline = json !== null && (json[2] ?? "").includes(",inline");
       // No JSON name (no tag, or `json:"-"`): the proto name stands for it.
       const named = json?.[1] && json[1] !== "-" ? json[1] : /name=(\w+)/.exec(tag)?.[1];
+      const pointer = f[2]!.startsWith("*");
+      const options = json?.[2] ?? "";
+      // omitempty leaves out a zero scalar, never a struct (a Time, a Quantity): only omitzero
+      // leaves out those.
+      const struct = /^(metav1\.|v1\.)?(Time|MicroTime|Duration)$|Quantity$|IntOrString$/.test(f[2]!);
+      const omitted = struct ? /,omitzero\b/ : /,omit(empty|zero)\b/;
       current.set(Number(proto[1]), {
         json: inline ? "" : (named ?? ""),
-        pointer: f[2]!.startsWith("*"),
+        pointer,
+        written: !pointer && !inline && !omitted.test(options),
       });
     }
   }
@@ -143,7 +170,10 @@ function kindsFromOpenApi(messages: Record<string, ProtoField[]>): Map<string, s
   return out;
 }
 
-/** A field's entry: `[number, json name ("" when inline), type, flags]`; flags `r` `m` `p`. */
+/**
+ * A field's entry: `[number, json name ("" when inline), type, flags]`; flags `r` (repeated), `m`
+ * (map), `p` (pointer), `w` (a zero Go's JSON writes).
+ */
 export type FieldEntry = [number, string, string, string];
 
 export interface ProtobufTable {
@@ -206,7 +236,15 @@ export function generateProtobufTable(k8sSource: string): ProtobufTable {
       if (go !== undefined && g === undefined && !pkg.namedSlices.has(short)) {
         throw new Error(`${name}.${f.name} (${f.id}) has no Go field with that protobuf number`);
       }
-      const flags = `${f.repeated ? "r" : ""}${f.keyType ? "m" : ""}${g?.pointer ? "p" : ""}`;
+      // `w` where Go's JSON writes a zero the wire cannot tell from absent: a single scalar, a
+      // time, duration, quantity or int-or-string, or a list or map (null: Go decodes an absent
+      // one to nil). A struct is always written; bytes are null or "" as Go held them.
+      const zeroWritten =
+        g?.written === true &&
+        (f.repeated || f.keyType
+          ? !pkg.namedSlices.has(short)
+          : f.type !== "bytes" && (!f.type.includes(".") || ZERO_WRITTEN_SPECIALS.has(f.type)));
+      const flags = `${f.repeated ? "r" : ""}${f.keyType ? "m" : ""}${g?.pointer ? "p" : ""}${zeroWritten ? "w" : ""}`;
       entries.push([f.id, g === undefined ? f.name : g.json, f.type, flags]);
       if (f.type.includes(".")) pending.push(f.type);
     }
