@@ -25,6 +25,12 @@ export interface ControlPlaneOptions
    * API server puts on claims and volumes once nothing uses them. @default true
    */
   volumeProtection?: boolean;
+  /**
+   * Run the clusterrole-aggregation controller, which fills the rules of ClusterRoles with an
+   * aggregationRule (kube's `admin`, `edit` and `view`) from the roles their selectors match.
+   * @default true
+   */
+  clusterRoleAggregation?: boolean;
   /** Objects the garbage collector checks at once. @default 8 */
   garbageCollectorWorkers?: number;
   /** Namespaces emptied at once. @default 4 */
@@ -45,6 +51,7 @@ export interface ResolvedOptions {
   gcOn: boolean;
   nsOn: boolean;
   protectionOn: boolean;
+  aggregationOn: boolean;
   gcWorkers: number;
   nsWorkers: number;
   resyncMs: number;
@@ -66,10 +73,12 @@ export function resolveOptions(options: ControlPlaneOptions): ResolvedOptions {
   const gcOn = options.garbageCollector ?? true;
   const nsOn = options.namespaceLifecycle ?? true;
   const protectionOn = options.volumeProtection ?? true;
+  const aggregationOn = options.clusterRoleAggregation ?? true;
   const switches = {
     garbageCollector: gcOn,
     namespaceLifecycle: nsOn,
     volumeProtection: protectionOn,
+    clusterRoleAggregation: aggregationOn,
   };
   for (const [name, v] of Object.entries(switches)) {
     if (typeof v !== "boolean") throw new InvalidOptionError(owner, name, v, "must be a boolean");
@@ -80,6 +89,7 @@ export function resolveOptions(options: ControlPlaneOptions): ResolvedOptions {
     gcOn,
     nsOn,
     protectionOn,
+    aggregationOn,
     gcWorkers: count("garbageCollectorWorkers", options.garbageCollectorWorkers ?? 8),
     nsWorkers: count("namespaceWorkers", options.namespaceWorkers ?? 4),
     resyncMs: checkNumber(owner, "discoveryResyncMs", options.discoveryResyncMs ?? 30_000, {

@@ -38,6 +38,7 @@ describe("ControlPlane", () => {
       [
         "pvc-protection",
         "pv-protection",
+        "clusterrole-aggregation",
         "resource-discovery",
         "garbage-collector",
         "garbage-collector-orphan",
@@ -70,6 +71,7 @@ describe("ControlPlane", () => {
       garbageCollector: false,
       namespaceLifecycle: false,
       volumeProtection: false,
+      clusterRoleAggregation: false,
       ...quiet,
     });
     assert.deepEqual(none.manager.controllers, []);

@@ -1,6 +1,6 @@
 /**
  * The control plane: the controllers that complete an API server (kube-controller-manager's
- * garbage collector and namespace controller), run by a kontroller `Manager` against any server
+ * garbage collector, namespace controller, volume protection and ClusterRole aggregation), run by a kontroller `Manager` against any server
  * over the wire.
  */
 import {
@@ -12,6 +12,7 @@ import {
 import { type Controller, controller, Manager, type Predicate } from "../controller/index.ts";
 import type { KubeObject } from "../core/index.ts";
 import { customResourceDefinitions, namespaces } from "../resources/index.ts";
+import { clusterRoleAggregationController } from "./clusterrole-aggregation.ts";
 import { type ControlPlaneOptions, resolveOptions } from "./control-plane-options.ts";
 import { GarbageCollector } from "./garbage-collector.ts";
 import { type MonitorHandler, ResourceMonitors } from "./monitors.ts";
@@ -68,6 +69,7 @@ export class ControlPlane {
       gcOn,
       nsOn,
       protectionOn,
+      aggregationOn,
       gcWorkers,
       nsWorkers,
       resyncMs,
@@ -149,6 +151,7 @@ export class ControlPlane {
     if (protectionOn) {
       for (const spec of volumeProtectionControllers(this.#client, m.factory)) m.add(spec);
     }
+    if (aggregationOn) m.add(clusterRoleAggregationController(this.#client, m.factory));
     if (!gcOn && !nsOn) {
       this.#ready.resolve();
       return;

@@ -2,10 +2,12 @@
  * kontroller/controlplane — the controllers that complete an API server, as
  * kube-controller-manager runs them: the garbage collector (owner references, background,
  * foreground and orphan deletion), the namespace controller (emptying and finalizing
- * Terminating namespaces) and the volume protection controllers (releasing deleted claims and
- * volumes once unused). Built with kontroller/controller; they talk to any server over the
+ * Terminating namespaces), the volume protection controllers (releasing deleted claims and
+ * volumes once unused) and the clusterrole-aggregation controller (the rules of `admin`, `edit`,
+ * `view` and any ClusterRole with an aggregationRule). Built with kontroller/controller; they talk to any server over the
  * wire.
  */
+export { AGGREGATION_FIELD_MANAGER } from "./clusterrole-aggregation.ts";
 export { ControlPlane, startControlPlane } from "./control-plane.ts";
 export type { ControlPlaneOptions } from "./control-plane-options.ts";
 export {

@@ -72,6 +72,13 @@ export {
   protoMessage,
 } from "./protobuf-schema.ts";
 export {
+  type AggregatedRole,
+  type AggregationRule,
+  aggregateClusterRoles,
+  aggregatedRules,
+  sameRules,
+} from "./rbac-aggregation.ts";
+export {
   apiVersionOf,
   isNamespaced,
   type ResourceDefinition,

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { aggregateClusterRoles } from "../../../resources/index.ts";
 import type { AccessAttributes } from "../authorizer.ts";
 import { ANONYMOUS_USER, MASTERS_GROUP } from "../user.ts";
-import { aggregateClusterRoles } from "./aggregation.ts";
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from "./bootstrap-policy.ts";
 import { covers } from "./covers.ts";
 import { roleBinding, serviceAccount, user } from "./fixtures.test-helper.ts";

@@ -1,9 +1,10 @@
 /*
  * RBAC as kube-apiserver enforces it: the authorizer (and the chain it sits in), the 403 text,
- * the checks on writes of RBAC objects, ClusterRole aggregation and the bootstrap policy.
+ * the checks on writes of RBAC objects and the bootstrap policy. ClusterRole aggregation, which
+ * kube runs in kube-controller-manager, is kontroller/resources' (rbac-aggregation.ts), for the
+ * control plane's controller.
  */
 
-export { aggregateClusterRoles, aggregatedRules, sameRules } from "./aggregation.ts";
 export {
   AGGREGATE_TO_ADMIN,
   AGGREGATE_TO_EDIT,

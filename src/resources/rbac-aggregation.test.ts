@@ -1,8 +1,26 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { aggregateClusterRoles, aggregatedRules, sameRules } from "./aggregation.ts";
-import { rule, urlRule } from "./fixtures.test-helper.ts";
-import type { ClusterRole, LabelSelectorSpec, PolicyRule } from "./types.ts";
+import {
+  aggregateClusterRoles,
+  aggregatedRules,
+  type AggregatedRole as ClusterRole,
+  type AggregationRule as PolicyRule,
+  sameRules,
+} from "./rbac-aggregation.ts";
+
+type LabelSelectorSpec = NonNullable<
+  NonNullable<ClusterRole["aggregationRule"]>["clusterRoleSelectors"]
+>[number];
+
+/** A rule from comma-separated verbs, groups and resources. */
+function rule(verbs: string, groups: string, resources: string): PolicyRule {
+  return { verbs: verbs.split(","), apiGroups: groups.split(","), resources: resources.split(",") };
+}
+
+/** A rule on non-resource URLs. */
+function urlRule(verbs: string, urls: string): PolicyRule {
+  return { verbs: verbs.split(","), nonResourceURLs: urls.split(",") };
+}
 
 function part(name: string, labels: Record<string, string>, ...rules: PolicyRule[]): ClusterRole {
   return { metadata: { name, labels }, rules };

@@ -1,5 +1,4 @@
-import { errorMessage, labelSelectorFromSpec } from "../../../core/index.ts";
-import { type ClusterRole, list, type PolicyRule } from "./types.ts";
+import { errorMessage, labelSelectorFromSpec } from "../core/index.ts";
 
 /*
  * ClusterRole aggregation, as kube's clusterrole-aggregation controller does it (it runs in
@@ -8,10 +7,50 @@ import { type ClusterRole, list, type PolicyRule } from "./types.ts";
  * rules those of every ClusterRole that one of its selectors matches: selector by selector, the
  * matched roles by name (the role itself skipped), their rules in order, each rule once.
  *
- * Pure functions: the server runs {@link aggregateClusterRoles} when a ClusterRole changes and
- * writes back the roles it returns (kube writes them by server-side apply, field manager
- * `clusterrole-aggregation-controller`, forced).
+ * Pure functions, shared by the API server (its tests of the bootstrap policy) and the control
+ * plane's aggregation controller, which runs {@link aggregateClusterRoles} when a ClusterRole
+ * changes and writes back the roles it returns (as kube, by server-side apply with field
+ * manager `clusterrole-aggregation-controller`, forced). The types take any ClusterRole as
+ * objects carry it: lists a Go client writes empty may be absent or null, and count as [].
  */
+
+/** One rule of a ClusterRole (rbac/v1 `PolicyRule`). */
+export interface AggregationRule {
+  readonly verbs?: readonly string[] | null;
+  readonly apiGroups?: readonly string[] | null;
+  readonly resources?: readonly string[] | null;
+  readonly resourceNames?: readonly string[] | null;
+  readonly nonResourceURLs?: readonly string[] | null;
+}
+
+/** A ClusterRole as aggregation reads it: its name, labels, rules and aggregationRule. */
+export interface AggregatedRole {
+  readonly metadata?: {
+    readonly name?: string;
+    readonly labels?: Readonly<Record<string, string>> | null;
+  };
+  readonly rules?: readonly AggregationRule[] | null;
+  readonly aggregationRule?: {
+    readonly clusterRoleSelectors?:
+      | readonly {
+          readonly matchLabels?: Readonly<Record<string, string>>;
+          readonly matchExpressions?: readonly {
+            readonly key: string;
+            readonly operator: string;
+            readonly values?: readonly string[];
+          }[];
+        }[]
+      | null;
+  } | null;
+}
+
+type PolicyRule = AggregationRule;
+type ClusterRole = AggregatedRole;
+
+/** The list, or [] for absent and null. */
+function list<T>(value: readonly T[] | null | undefined): readonly T[] {
+  return value ?? [];
+}
 
 /** The five fields of a rule, lists normalised, as the controller writes and compares them. */
 function normalise(rule: PolicyRule): PolicyRule {
