@@ -31,6 +31,7 @@ import {
 } from "./report.ts";
 import { apiVersionOf } from "./resource.ts";
 import { allScenarios, resources, type Scenario, stringAt } from "./scenarios.ts";
+import { authorizationScenario } from "./scenarios-authorization.ts";
 import { CUSTOM_GROUP, widgetCrd } from "./scenarios-more.ts";
 
 /** Scenarios run side by side (each in its own namespace); a scenario's steps run in order. */
@@ -44,11 +45,17 @@ const DOC = fileURLToPath(new URL("../../docs/compatibility.md", import.meta.url
 /**
  * The embedded server, with a shared token the suite sends: its user is the admin that the
  * kube-apiserver's token authenticates, so what a server records of its requester (a
- * CertificateSigningRequest's spec.username, uid and groups) is compared too.
+ * CertificateSigningRequest's spec.username, uid and groups) is compared too. It authorizes by
+ * RBAC, as the kube-apiserver does (startKubeApiServer's --authorization-mode=RBAC).
  */
 async function embeddedBackend(name: string): Promise<Backend> {
   const token = randomBytes(16).toString("hex");
-  const server = await startTestServer({ backend: "embedded", controllers: false, token });
+  const server = await startTestServer({
+    backend: "embedded",
+    controllers: false,
+    token,
+    authorization: "RBAC",
+  });
   return httpBackend(name, server.url, { token }, () => server.close());
 }
 
@@ -249,7 +256,7 @@ async function runAll(reference: Backend, embedded: Backend): Promise<void> {
   const started = Date.now();
   await Promise.all([setUp(reference), setUp(embedded)]);
   const served = await servedBy(embedded);
-  const [discovery, ...rest] = allScenarios();
+  const [discovery, ...rest] = [...allScenarios(), authorizationScenario()];
   const totals = { requests: 0, sameStatus: 0, sameBody: 0 };
   const protobuf = noProtobuf();
   const differences: Difference[] = [];
