@@ -10,6 +10,22 @@ export {
   parseAuditPolicy,
 } from "./audit/policy-file.ts";
 export {
+  type RbacFromAudit,
+  RbacFromAuditError,
+  type RbacFromAuditOptions,
+  type RbacManifest,
+  type RbacSubject,
+  rbacFromAudit,
+  rbacYaml,
+  subjectOf,
+  subjectUsername,
+} from "./audit/rbac-from-audit.ts";
+export {
+  parseAuditLog,
+  type RecordedRequest,
+  recordedRequests,
+} from "./audit/recorded-requests.ts";
+export {
   type AuditSink,
   FileAuditSink,
   type FileAuditSinkOptions,

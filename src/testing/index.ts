@@ -48,6 +48,7 @@ export type {
   QueueCapability,
   QueueSubject,
 } from "./queue-conformance-setup.ts";
+export { RequestRecorder } from "./request-recorder.ts";
 export { type StorageSubject, storageConformance } from "./storage-conformance.ts";
 export { type StrategySubject, strategyConformance } from "./strategy-conformance.ts";
 export {

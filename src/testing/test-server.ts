@@ -24,8 +24,8 @@ export interface TestServerOptions extends Omit<ApiServerOptions, "port" | "host
   /**
    * The embedded API server, or a real kube-apiserver and etcd from binaries on disk (see
    * `startKubeApiServer`). On kube-apiserver, `token`, `compactionIntervalMs` and
-   * `minRequestTimeoutSeconds` become its flags; `storage`, `clock` and `watchCache` exist only on
-   * the embedded server and are refused; `tls` is what kube-apiserver always has (its
+   * `minRequestTimeoutSeconds` become its flags; `storage`, `clock`, `watchCache` and `audit`
+   * exist only on the embedded server and are refused; `tls` is what kube-apiserver always has (its
    * kubeconfig is over TLS; `url` stays the plain-HTTP front); `authorization` is always RBAC
    * there, as startKubeApiServer runs it.
    * @default `$KONTROLLER_TEST_BACKEND`, else "embedded"
@@ -89,7 +89,7 @@ export interface TestServer extends AsyncDisposable {
 }
 
 /** Options that only the embedded server has. */
-const EMBEDDED_ONLY = ["storage", "clock", "watchCache"] as const;
+const EMBEDDED_ONLY = ["storage", "clock", "watchCache", "audit"] as const;
 
 /** The backend `startTestServer()` runs in this test run: `$KONTROLLER_TEST_BACKEND`, else "embedded". */
 export function testBackend(): TestBackend {
