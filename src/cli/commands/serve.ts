@@ -14,6 +14,7 @@ import { stderrLogger } from "../../cache/index.ts";
 import { type ControlPlane, startControlPlane } from "../../controlplane/index.ts";
 import { errorMessage } from "../../core/index.ts";
 import type { Command } from "../command.ts";
+import { AUDIT_USAGE, auditFlags } from "../serve-audit.ts";
 
 const USAGE = `usage: kontroller serve [--host 127.0.0.1] [--port 6443] [--kubeconfig-out PATH] [--token TOKEN]
                         [--token-auth-file PATH] [--anonymous-auth]
@@ -22,6 +23,7 @@ const USAGE = `usage: kontroller serve [--host 127.0.0.1] [--port 6443] [--kubec
                         [--storage memory|etcd] [--etcd-endpoints URL,...] [--etcd-prefix /registry]
                         [--controllers all|none] [--service-cluster-ip-range CIDR]
                         [--service-node-port-range FIRST-LAST]
+                        [--audit-log PATH] [--audit-policy-file PATH]
 
 Runs the embedded Kubernetes-compatible API server until SIGINT or SIGTERM. It serves HTTPS
 with a certificate signed by its own CA (made at start, or kept in --cert-dir).
@@ -69,6 +71,7 @@ with a certificate signed by its own CA (made at start, or kept in --cert-dir).
                     kube-apiserver's)
   --service-node-port-range
                     the range Services' node ports come from (default 30000-32767)
+${AUDIT_USAGE}
 `;
 
 /** `kontroller serve`: returns the exit code. */
@@ -91,6 +94,8 @@ async function serve(args: string[]): Promise<number> {
     controllers?: string;
     "service-cluster-ip-range"?: string;
     "service-node-port-range"?: string;
+    "audit-log"?: string;
+    "audit-policy-file"?: string;
     help?: boolean;
   };
   try {
@@ -114,6 +119,8 @@ async function serve(args: string[]): Promise<number> {
         controllers: { type: "string" },
         "service-cluster-ip-range": { type: "string" },
         "service-node-port-range": { type: "string" },
+        "audit-log": { type: "string" },
+        "audit-policy-file": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -190,9 +197,17 @@ async function serve(args: string[]): Promise<number> {
     await etcd?.close();
     return 2;
   }
+  const audit = await auditFlags(values["audit-log"], values["audit-policy-file"]);
+  if ("error" in audit) {
+    process.stderr.write(`kontroller serve: ${audit.error}\n`);
+    await etcd?.close();
+    return audit.exitCode;
+  }
+  for (const note of audit.notes) process.stderr.write(`kontroller serve: ${note}\n`);
   let server: ApiServer;
   try {
     server = new ApiServer({
+      ...(audit.options === undefined ? {} : { audit: audit.options }),
       host: values.host ?? "127.0.0.1",
       port,
       tls,
@@ -210,10 +225,12 @@ async function serve(args: string[]): Promise<number> {
     });
   } catch (err) {
     process.stderr.write(`kontroller serve: ${errorMessage(err)}\n`);
+    await audit.options?.sink.close?.();
     await etcd?.close();
     return 2;
   }
   if (etcd !== undefined && !(await waitForEtcd(etcd))) {
+    await audit.options?.sink.close?.();
     await etcd.close();
     return 1;
   }
