@@ -134,10 +134,10 @@ describe("rbacFromAudit", () => {
       includeGrantedToAll: true,
     });
     const rules = manifests[0]!.rules as { nonResourceURLs?: string[]; resources?: string[] }[];
-    assert.deepEqual(rules.at(-1), {
-      nonResourceURLs: ["/apis/apps/v1", "/version"],
-      verbs: ["get"],
-    });
+    assert.deepEqual(rules.slice(-2), [
+      { nonResourceURLs: ["/apis/apps/v1", "/version"], verbs: ["get"] },
+      { nonResourceURLs: ["/metrics"], verbs: ["get", "post"] },
+    ]);
     assert.ok(rules.some((r) => r.resources?.includes("selfsubjectaccessreviews")));
   });
 
