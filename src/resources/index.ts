@@ -64,6 +64,7 @@ export {
   ProtobufError,
   readEnvelope,
 } from "./protobuf-codec.ts";
+export { compactMessage } from "./protobuf-compact.ts";
 export { encodeEnvelope, encodeMessage, encodeObject } from "./protobuf-encode.ts";
 export {
   kindMessage,

@@ -82,14 +82,17 @@ const stored = {
 /** What discovery lists of them (with the subresources the HTTP layer handles, the reviews…). */
 const registry: DiscoverySource = { all: () => discoveredResources(stored) };
 
+/** The aggregated version negotiateDiscovery picks for `/api` and `/apis`. */
+const agg = (accept: string | undefined) => negotiateDiscovery(accept, true).aggregated;
+
 describe("negotiateDiscovery", () => {
   it("picks aggregated v2 for client-go's Accept header, the first range it names", () => {
-    assert.equal(negotiateDiscovery(CLIENT_GO_ACCEPT), "v2");
+    assert.equal(agg(CLIENT_GO_ACCEPT), "v2");
   });
 
   it("answers the version asked for: v2beta1 when that comes first", () => {
     assert.equal(
-      negotiateDiscovery(
+      agg(
         "application/json;as=APIGroupDiscoveryList;v=v2beta1;g=apidiscovery.k8s.io, application/json",
       ),
       "v2beta1",
@@ -98,33 +101,53 @@ describe("negotiateDiscovery", () => {
 
   it("keeps the legacy answer for plain JSON, no Accept, or an empty one", () => {
     for (const accept of [undefined, "", "application/json", "*/*", "application/json, */*"]) {
-      assert.equal(negotiateDiscovery(accept), undefined, String(accept));
+      assert.equal(agg(accept), undefined, String(accept));
     }
     assert.equal(
-      negotiateDiscovery(
-        "application/json,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
-      ),
+      agg("application/json,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"),
       undefined,
       "plain JSON first wins",
     );
   });
 
+  it("answers aggregated v2 in protobuf where that comes first, never v2beta1 (kube does not)", () => {
+    const accept =
+      "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+    assert.deepEqual(negotiateDiscovery(accept, true), { aggregated: "v2", protobuf: true });
+    assert.deepEqual(
+      negotiateDiscovery(
+        "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json",
+        true,
+      ),
+      { protobuf: false },
+    );
+  });
+
+  it("answers a plain protobuf range with the plain document in protobuf, anywhere", () => {
+    const accept = "application/vnd.kubernetes.protobuf, application/json";
+    assert.deepEqual(negotiateDiscovery(accept, true), { protobuf: true });
+    assert.deepEqual(negotiateDiscovery(accept, false), { protobuf: true });
+  });
+
+  it("answers an aggregated range only on /api and /apis", () => {
+    assert.deepEqual(negotiateDiscovery(CLIENT_GO_ACCEPT, false), { protobuf: false });
+  });
+
   it("skips ranges it cannot serve and falls back to legacy when none is left", () => {
     assert.equal(
-      negotiateDiscovery(
-        "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList",
+      agg(
+        "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList",
       ),
       "v2beta1",
     );
     assert.equal(
-      negotiateDiscovery(
-        "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0",
-      ),
+      agg("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0"),
       "v2",
       "q=0 only sorts a range last, as kube's parser does: it is still served",
     );
-    assert.equal(negotiateDiscovery("application/json;g=meta.k8s.io;v=v1;as=Table"), undefined);
-    assert.equal(negotiateDiscovery("application/vnd.kubernetes.protobuf"), undefined);
+    assert.equal(agg("application/json;g=meta.k8s.io;v=v1;as=Table"), undefined);
+    assert.equal(agg("application/vnd.kubernetes.protobuf"), undefined);
+    assert.deepEqual(negotiateDiscovery("text/plain", true), { protobuf: false });
   });
 
   it("names the version in the Content-Type clients decide by", () => {
@@ -140,14 +163,14 @@ describe("negotiateDiscovery", () => {
 });
 
 describe("aggregatedDiscovery", () => {
-  it("answers /api with the core group alone, named empty, resources by name", () => {
+  it("answers /api with the core group alone, unnamed (ObjectMeta omits an empty name), resources by name", () => {
     const list = aggregatedDiscovery(registry, true, "v2") as Loose;
     assert.equal(list.kind, "APIGroupDiscoveryList");
     assert.equal(list.apiVersion, "apidiscovery.k8s.io/v2");
     assert.deepEqual(list.metadata, {});
     assert.equal(list.items.length, 1);
     const core = list.items[0];
-    assert.deepEqual(core.metadata, { name: "" });
+    assert.deepEqual(core.metadata, {});
     assert.equal(core.versions.length, 1);
     assert.equal(core.versions[0].version, "v1");
     assert.equal(core.versions[0].freshness, "Current");

@@ -11,8 +11,9 @@ interface ResponseKind {
 }
 
 /** The Content-Type of an aggregated discovery answer; clients decide from it alone. */
-export function discoveryContentType(version: DiscoveryVersion): string {
-  return `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`;
+export function discoveryContentType(version: DiscoveryVersion, protobuf = false): string {
+  const type = protobuf ? "application/vnd.kubernetes.protobuf" : "application/json";
+  return `${type};g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`;
 }
 
 /**
@@ -67,7 +68,8 @@ export function aggregatedDiscovery(
   const items = [...groupsOf(registry)]
     .filter(([g]) => (g === "") === core)
     .map(([name, versions]) => ({
-      metadata: { name },
+      // The core group has no name, and ObjectMeta leaves an empty one out.
+      metadata: name === "" ? {} : { name },
       versions: [...versions].map(([v, served]) => ({
         version: v,
         resources: [...served]

@@ -110,27 +110,39 @@ export function negotiateFor(
 /** The aggregated discovery versions served on `/api` and `/apis`. */
 export type DiscoveryVersion = "v2" | "v2beta1";
 
+/** How a discovery document is answered: aggregated (on `/api` and `/apis`) or not, in protobuf or JSON. */
+export interface DiscoveryOutput {
+  readonly aggregated?: DiscoveryVersion;
+  readonly protobuf: boolean;
+}
+
 /**
- * Picks the form of `/api` and `/apis` for an Accept header: the first JSON range either asks
- * for `as=APIGroupDiscoveryList` in `apidiscovery.k8s.io` v2 or v2beta1 (that version, answered
- * as aggregated discovery) or asks for plain JSON (`undefined`: the legacy APIVersions and
- * APIGroupList). Ranges neither names are skipped; none servable is legacy too, as these two
- * documents have always been answered whatever the Accept header said.
+ * Picks the form of a discovery document for an Accept header: the first JSON or protobuf range
+ * either asks for `as=APIGroupDiscoveryList` in `apidiscovery.k8s.io` v2 or v2beta1 (that
+ * version, aggregated, where `aggregatedAllowed`: `/api` and `/apis`; kube serves v2beta1 in
+ * JSON only) or asks for the plain document. Ranges neither names are skipped; none servable is
+ * plain JSON, as these documents have always been answered whatever the Accept header said.
  */
-export function negotiateDiscovery(accept: string | undefined): DiscoveryVersion | undefined {
-  if (accept === undefined) return undefined;
+export function negotiateDiscovery(
+  accept: string | undefined,
+  aggregatedAllowed: boolean,
+): DiscoveryOutput {
+  if (accept === undefined) return { protobuf: false };
   for (const r of parseAccept(accept)) {
     const json = r.type === "application/json" || r.type === "*/*" || r.type === "application/*";
-    if (!json) continue;
+    const protobuf = r.type === PROTOBUF;
+    if (!json && !protobuf) continue;
     const as = r.params.as;
-    if (as === undefined) return undefined;
+    if (as === undefined) return { protobuf };
+    const v = r.params.v;
     if (
+      aggregatedAllowed &&
       as === "APIGroupDiscoveryList" &&
       r.params.g === "apidiscovery.k8s.io" &&
-      (r.params.v === "v2" || r.params.v === "v2beta1")
+      (v === "v2" || (v === "v2beta1" && json))
     ) {
-      return r.params.v;
+      return { aggregated: v, protobuf };
     }
   }
-  return undefined;
+  return { protobuf: false };
 }

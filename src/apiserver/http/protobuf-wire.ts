@@ -2,6 +2,7 @@ import type { ServerResponse } from "node:http";
 import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { errors } from "../../core/index.ts";
 import {
+  compactMessage,
   decodeMessage,
   encodeEnvelope,
   encodeMessage,
@@ -84,7 +85,8 @@ export function decodeProtobufBody(body: Buffer, target: ProtobufTarget): Record
   const message = kindMessage(apiVersion, kind);
   if (message === undefined) return { apiVersion, kind };
   try {
-    return { apiVersion, kind, ...decodeMessage(envelope.raw, message) };
+    // Without the zeros decoding writes as Go's JSON does: the body a JSON client sends.
+    return { apiVersion, kind, ...compactMessage(decodeMessage(envelope.raw, message), message) };
   } catch (err) {
     if (!(err instanceof ProtobufError)) throw err;
     const version = apiVersion.slice(apiVersion.indexOf("/") + 1);

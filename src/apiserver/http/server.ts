@@ -23,18 +23,10 @@ import type { Storage } from "../storage/storage.ts";
 import type { ServingPki } from "../tls/cert-dir.ts";
 import { type ServingTls, type ServingTlsOptions, servingTls } from "../tls/serving.ts";
 import type { WatchCacheStats } from "../watchcache/watch-cache.ts";
-import { aggregatedDiscovery, discoveryContentType } from "./aggregated-discovery.ts";
 import { discoveredResources } from "./discovered.ts";
-import {
-  type DiscoverySource,
-  groupInfo,
-  groupList,
-  legacyVersions,
-  resourceList,
-  versionInfo,
-} from "./discovery.ts";
+import { type DiscoverySource, versionInfo } from "./discovery.ts";
+import { type DiscoveryDocument, sendDiscovery } from "./discovery-documents.ts";
 import { ApiServerMetrics } from "./metrics.ts";
-import { negotiateDiscovery } from "./negotiate.ts";
 import { OpenApiService } from "./openapi-service.ts";
 import { authorizeRequest, requestAttributes } from "./request-attributes.ts";
 import { parsePath } from "./request-info.ts";
@@ -365,10 +357,7 @@ export class ApiServer {
       );
     }
     const reg: DiscoverySource = { all: () => discoveredResources(this.#registry) };
-    const found = (value: unknown) => {
-      if (value === undefined) throw notFound();
-      sendJson(res, 200, value);
-    };
+    const discovery = (doc: DiscoveryDocument) => sendDiscovery(res, req.headers.accept, doc, reg);
     switch (target.kind) {
       case "health":
         res.writeHead(200, { "Content-Type": "text/plain; charset=utf-8" });
@@ -377,24 +366,13 @@ export class ApiServer {
       case "version":
         return sendJson(res, 200, versionInfo());
       case "legacy-versions":
-      case "groups": {
-        // The two answers differ by Accept (aggregated or legacy), so caches must key on it.
-        res.setHeader("Vary", "Accept");
-        const core = target.kind === "legacy-versions";
-        const aggregated = negotiateDiscovery(req.headers.accept);
-        if (aggregated !== undefined) {
-          const body = aggregatedDiscovery(reg, core, aggregated);
-          return sendJson(res, 200, body, discoveryContentType(aggregated));
-        }
-        if (core) {
-          return sendJson(res, 200, legacyVersions(req.headers.host ?? new URL(this.url).host));
-        }
-        return sendJson(res, 200, groupList(reg));
-      }
+        return discovery({ kind: target.kind, host: req.headers.host ?? new URL(this.url).host });
+      case "groups":
+        return discovery({ kind: "groups" });
       case "group":
-        return found(groupInfo(reg, target.group));
+        return discovery({ kind: "group", group: target.group });
       case "resources":
-        return found(resourceList(reg, target.group, target.version));
+        return discovery({ kind: "resources", group: target.group, version: target.version });
       case "metrics":
         return this.#metrics.serve(res);
       case "openapi":

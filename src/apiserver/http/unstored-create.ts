@@ -113,14 +113,18 @@ export async function readCreateBody(
 
 /**
  * The `spec` and `status` of these kinds are Go structs, not pointers: kube's field sets give
- * them no `.` entry of their own (a pointer's, such as a review's `resourceAttributes`, has one).
+ * them no `.` entry of their own (a pointer's, such as a review's `resourceAttributes`, has one),
+ * and none at all when empty — kube counts a field where it differs from the kind's empty object,
+ * which holds them empty too (a protobuf body always carries its empty `status`).
  */
 function valueStructsHaveNoPresence(object: KubeObject): void {
   for (const entry of object.metadata?.managedFields ?? []) {
     const fields = entry.fieldsV1 as Record<string, Record<string, unknown>> | undefined;
     for (const key of ["f:spec", "f:status"]) {
       const node = fields?.[key];
-      if (node !== undefined) delete node["."];
+      if (node === undefined) continue;
+      delete node["."];
+      if (Object.keys(node).length === 0) delete fields![key];
     }
   }
 }
