@@ -22,6 +22,7 @@ import {
   type Server,
   type ServerResponse,
 } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { type Clock, checkNumber, InvalidOptionError, realClock } from "../core/index.ts";
 import {
@@ -50,7 +51,10 @@ import {
 export class FaultProxy implements AsyncDisposable {
   readonly #target: URL;
   readonly #clock: Clock;
-  readonly #agent = new Agent({ keepAlive: true });
+  readonly #agent: Agent;
+  /** Connects to the target: TLS with the `tls` option's CA and certificate, or plain. */
+  readonly #connect: typeof httpRequest;
+  readonly #tls: FaultProxyOptions["tls"];
   readonly #sockets = new Set<Socket>();
   readonly #watches = new Set<OpenWatch>();
   #fail: Counted<FailRule>[] = [];
@@ -78,6 +82,13 @@ export class FaultProxy implements AsyncDisposable {
     } catch {
       throw new InvalidOptionError("FaultProxy", "target", options.target, "must be a URL");
     }
+    const tls = options.tls;
+    this.#tls = tls;
+    this.#agent =
+      tls === undefined
+        ? new Agent({ keepAlive: true })
+        : new HttpsAgent({ keepAlive: true, ...tls });
+    this.#connect = tls === undefined ? httpRequest : httpsRequest;
     this.#clock = options.clock ?? realClock;
     this.#port = checkNumber("FaultProxy", "port", options.port ?? 0, {
       min: 0,
@@ -315,7 +326,7 @@ export class FaultProxy implements AsyncDisposable {
       query.delete("resourceVersionMatch");
       path = `${seen.path}?${query}`;
     }
-    const up = httpRequest(
+    const up = this.#connect(
       {
         protocol: this.#target.protocol,
         hostname: this.#target.hostname,
@@ -324,6 +335,8 @@ export class FaultProxy implements AsyncDisposable {
         path,
         headers,
         agent: seen.watch ? false : this.#agent,
+        // A watch has a connection of its own: the TLS options go with it.
+        ...(seen.watch ? this.#tls : {}),
       },
       (upRes) => {
         res.writeHead(upRes.statusCode ?? 502, upRes.headers);

@@ -52,6 +52,12 @@ export type CutMode =
 export interface FaultProxyOptions {
   /** The server to forward to, e.g. `server.url`. */
   target: string;
+  /**
+   * For an `https://` target: the CA (PEM) it is verified by, and the client certificate and
+   * key the proxy presents to it (so requests through the proxy are that certificate's user,
+   * as `kubectl proxy` makes them the kubeconfig's). @default none (an `http://` target)
+   */
+  tls?: { ca: string; cert?: string; key?: string };
   /** Port to listen on. @default 0 (a free one) */
   port?: number;
   /** Runs the delays of {@link DelayRule}s. @default realClock */

@@ -1,6 +1,35 @@
 /** Small HTTP helpers for the black-box API server suites (fetch, JSON, watch lines). */
 
 import assert from "node:assert/strict";
+import { Agent, fetch as tlsFetch } from "undici";
+
+/** The TLS credentials of the HTTPS test servers {@link call} and {@link watch} reach, by origin. */
+const trusted = new Map<string, Agent>();
+
+/**
+ * Lets {@link call} and {@link watch} reach the HTTPS server at `url`: verified by `ca`, as the
+ * user of the client certificate `cert`/`key`. Returns what forgets it again.
+ */
+export function trustServer(
+  url: string,
+  tls: { ca: string; cert: string; key: string },
+): () => Promise<void> {
+  const origin = new URL(url).origin;
+  const agent = new Agent({ connect: tls });
+  trusted.set(origin, agent);
+  return async () => {
+    trusted.delete(origin);
+    await agent.close();
+  };
+}
+
+/** `fetch`, through the credentials {@link trustServer} gave for an HTTPS base. */
+function fetchFrom(base: string, url: string, init: RequestInit): Promise<Response> {
+  const agent = base.startsWith("https:") ? trusted.get(new URL(base).origin) : undefined;
+  if (agent === undefined) return fetch(url, init);
+  // undici's Response is the same class as the global one in all a test reads of it.
+  return tlsFetch(url, { ...(init as object), dispatcher: agent }) as unknown as Promise<Response>;
+}
 
 export interface Reply<T = Record<string, unknown>> {
   status: number;
@@ -28,7 +57,7 @@ export async function call(
         : JSON.stringify(body);
     (init.headers as Record<string, string>)["content-type"] ??= "application/json";
   }
-  const res = await fetch(base + path, init);
+  const res = await fetchFrom(base, base + path, init);
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -70,7 +99,7 @@ export async function watch(
   headers: Record<string, string> = {},
 ): Promise<WatchStream> {
   const ac = new AbortController();
-  const res = await fetch(base + path, { signal: ac.signal, headers });
+  const res = await fetchFrom(base, base + path, { signal: ac.signal, headers });
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let buf = "";

@@ -10,7 +10,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { promisify } from "node:util";
-import { startFaultProxy } from "kontroller/testing";
+import { startFaultProxy, startTestServer } from "kontroller/testing";
 import { kubectlRig } from "./kubectl-rig.ts";
 
 const run = promisify(execFile);
@@ -239,9 +239,12 @@ spec:
   });
 
   it("is answered from kubectl's HTTP cache the second time: a document fetched by hash is not fetched again", async () => {
-    await using proxy = await startFaultProxy({ target: rig.server.url });
+    // A server of its own over plain HTTP: the fault proxy that counts the requests forwards
+    // to HTTP only.
+    await using plain = await startTestServer({ controllers: false });
+    await using proxy = await startFaultProxy({ target: plain.url });
     const cached = (...args: string[]) =>
-      run("kubectl", ["--kubeconfig", rig.server.kubeconfigPath, "--server", proxy.url, ...args], {
+      run("kubectl", ["--kubeconfig", plain.kubeconfigPath, "--server", proxy.url, ...args], {
         env: { ...process.env, KUBECACHEDIR: join(rig.dir, "proxied-cache"), HOME: rig.dir },
         timeout: 30_000,
       });

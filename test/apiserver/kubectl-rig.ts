@@ -12,12 +12,19 @@ import { join } from "node:path";
 import { after, before } from "node:test";
 import { promisify } from "node:util";
 import { startTestServer, type TestServer, type TestServerOptions } from "kontroller/testing";
+import { trustServer } from "./helpers.ts";
 
 const run = promisify(execFile);
 
 export interface KubectlRig {
   /** The server (started by the suite's `before`). */
   readonly server: TestServer;
+  /**
+   * Over HTTPS, the server's CA and an administrator's client certificate (what the
+   * kubeconfig holds), for clients other than kubectl; `call` and `watch` of helpers.ts use
+   * them already. Undefined over plain HTTP.
+   */
+  readonly tls: { ca: string; cert: string; key: string } | undefined;
   /** The scratch directory: kubectl's HOME, its cache under `cache/`. */
   readonly dir: string;
   /** kubectl's environment (HOME and KUBECACHEDIR in the scratch directory). */
@@ -32,16 +39,31 @@ export interface KubectlRig {
 
 /**
  * Registers `before`/`after` hooks in the calling suite that start a test server (with
- * `options`) and a scratch directory named after `prefix`, and close them.
+ * `options`; over HTTPS unless they say `tls: false`) and a scratch directory named after
+ * `prefix`, and close them.
  */
 export function kubectlRig(prefix: string, options: TestServerOptions = {}): KubectlRig {
   let server: TestServer | undefined;
   let dir = "";
+  let tls: KubectlRig["tls"];
+  let forget: (() => Promise<void>) | undefined;
   before(async () => {
-    server = await startTestServer(options);
+    // Over HTTPS, as kubectl meets a cluster: it verifies the server by the kubeconfig's CA and
+    // authenticates by its client certificate.
+    server = await startTestServer({ tls: {}, ...options });
+    const pki = server.backend === "embedded" ? server.server.certificates : undefined;
+    if (pki !== undefined) {
+      const admin = await pki.ca.issueClientCertificate({
+        user: "admin",
+        groups: ["system:masters"],
+      });
+      tls = { ca: pki.ca.certificatePem, cert: admin.certificatePem, key: admin.privateKeyPem };
+      forget = trustServer(server.url, tls);
+    }
     dir = await mkdtemp(join(tmpdir(), `kontroller-${prefix}-`));
   });
   after(async () => {
+    await forget?.();
     await server?.close();
     await rm(dir, { recursive: true, force: true });
   });
@@ -52,6 +74,9 @@ export function kubectlRig(prefix: string, options: TestServerOptions = {}): Kub
     },
     get dir() {
       return dir;
+    },
+    get tls() {
+      return tls;
     },
     env: () => ({ ...process.env, KUBECACHEDIR: join(dir, "cache"), HOME: dir }),
     async kubectl(...args) {

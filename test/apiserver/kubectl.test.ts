@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { promisify } from "node:util";
 import { startFaultProxy } from "kontroller/testing";
+import { call } from "./helpers.ts";
 import { kubectlRig } from "./kubectl-rig.ts";
 
 const run = promisify(execFile);
@@ -150,10 +151,8 @@ describe("kubectl against the embedded API server", () => {
     const create = () => {
       if (started) return;
       started = true;
-      void fetch(`${rig.server.url}/api/v1/namespaces/default/configmaps`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ metadata: { name: "watched" } }),
+      void call(rig.server.url, "POST", "/api/v1/namespaces/default/configmaps", {
+        metadata: { name: "watched" },
       });
     };
     const seen = new Promise<void>((resolve) => {
@@ -259,7 +258,10 @@ spec:
       await file("s1.yaml", "apiVersion: example.org/v1\nkind: Sprocket\nmetadata:\n  name: s1\n"),
     );
     // Through a proxy that records every request, with a cache of its own: discovery from scratch.
-    await using proxy = await startFaultProxy({ target: rig.server.url });
+    await using proxy = await startFaultProxy({
+      target: rig.server.url,
+      ...(rig.tls === undefined ? {} : { tls: rig.tls }),
+    });
     const fresh = async (...args: string[]) =>
       (
         await run(
