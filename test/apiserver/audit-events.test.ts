@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { auditEventJson, MemoryAuditSink } from "kontroller/apiserver";
+import { type AuditEvent, auditEventJson, MemoryAuditSink } from "kontroller/apiserver";
 import { FakeClock, startTestServer } from "kontroller/testing";
 import { RBAC, requester, role } from "./rbac-rig.ts";
 
@@ -43,8 +43,8 @@ describe("audit events of the embedded server", { timeout: 60_000 }, () => {
       "audit-id": id,
     });
     /** The event's line with its timestamps named as in KUBE. */
-    const line = (e: { requestReceivedTimestamp: string; stageTimestamp: string }) =>
-      auditEventJson({ ...(e as never), requestReceivedTimestamp: "T0", stageTimestamp: "T1" });
+    const line = (e: AuditEvent) =>
+      auditEventJson({ ...e, requestReceivedTimestamp: "T0", stageTimestamp: "T1" });
 
     const res = await fetch(`${s.url}/api/v1/namespaces/default/configmaps/nope`, {
       headers: headers("ID"),

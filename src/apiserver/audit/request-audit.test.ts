@@ -53,7 +53,7 @@ async function audited(policy: AuditPolicy | undefined, handler: Handler) {
     sink,
     url,
     /** The events of the request once `stage` is written. */
-    async until(stage: AuditEvent["stage"]): Promise<AuditEvent[]> {
+    async until(stage: AuditEvent["stage"]): Promise<readonly AuditEvent[]> {
       await sink.waitFor((e) => e.stage === stage);
       return sink.events();
     },
