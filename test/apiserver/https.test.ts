@@ -3,10 +3,13 @@
  * authenticate their users, and kubectl works with the test server's kubeconfig.
  */
 import assert from "node:assert/strict";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { request } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
-import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
-import { ApiServer, type KeyCertificate } from "kontroller/apiserver";
+import { AuthenticationV1Api, CoreV1Api, KubeConfig } from "@kubernetes/client-node";
+import { ApiServer, type KeyCertificate, kubeconfigFor } from "kontroller/apiserver";
 import { createClient } from "kontroller/client";
 import { InvalidOptionError } from "kontroller/core";
 import { namespaces } from "kontroller/resources";
@@ -96,6 +99,49 @@ describe("the embedded server over HTTPS", () => {
     await core.createNamespace({ body: { metadata: { name: "tls-peer" } } });
     const list = await core.listNamespace();
     assert.ok(list.items.some((ns) => ns.metadata?.name === "tls-peer"));
+  });
+
+  it("serves @kubernetes/client-node with a static token and a ServiceAccount token", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "kontroller-https-tokens-"));
+    try {
+      const tokenAuthFile = join(dir, "tokens.csv");
+      await writeFile(tokenAuthFile, "alicetoken,alice,alice-uid,devs\n");
+      await using s = await startTestServer({ tls: {}, controllers: false, tokenAuthFile });
+      /** client-node with a kubeconfig that trusts the CA and carries `token`. */
+      const as = (token: string) => {
+        const kc = new KubeConfig();
+        kc.loadFromString(kubeconfigFor(s.url, { certificateAuthority: s.ca!, token }));
+        return kc;
+      };
+      const admin = new KubeConfig();
+      admin.loadFromString(s.kubeconfig);
+      const core = admin.makeApiClient(CoreV1Api);
+      await core.createNamespacedServiceAccount({
+        namespace: "default",
+        body: { metadata: { name: "robot" } },
+      });
+      const issued = await core.createNamespacedServiceAccountToken({
+        name: "robot",
+        namespace: "default",
+        body: { spec: { audiences: [] } },
+      });
+      /** The user a SelfSubjectReview names, as plain JSON (client-node's has undefined fields). */
+      const who = async (kc: KubeConfig) => {
+        const api = kc.makeApiClient(AuthenticationV1Api);
+        const review = await api.createSelfSubjectReview({ body: {} });
+        return JSON.parse(JSON.stringify(review.status?.userInfo));
+      };
+      assert.deepEqual(await who(as("alicetoken")), {
+        username: "alice",
+        uid: "alice-uid",
+        groups: ["devs", "system:authenticated"],
+      });
+      const robot = await who(as(issued.status!.token!));
+      assert.equal(robot?.username, "system:serviceaccount:default:robot");
+      await assert.rejects(who(as("alicetokeN")), (err: { code?: number }) => err.code === 401);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("refuses plain HTTP on an address other than loopback", () => {
