@@ -185,6 +185,23 @@ describe("Impersonation", () => {
     );
   });
 
+  it("says which mode allowed it, as kube's audit names it", () => {
+    const imp = new Impersonation(rbac());
+    const as = (name: string) =>
+      imp.impersonation(IMP, headers(["Impersonate-User", name]), () => listPods())?.constraint;
+    assert.equal(as("jane"), "");
+    assert.equal(
+      imp.impersonation(IMP, headers(), () => listPods()),
+      undefined,
+    );
+    const eg = new Impersonation(rbac());
+    const asked = headers(["Impersonate-User", "x"]);
+    assert.equal(
+      eg.impersonation(EG, asked, () => listPods())?.constraint,
+      "impersonate:user-info",
+    );
+  });
+
   it("makes a node system:nodes in the node mode, and not once the legacy mode was last used", () => {
     const node = headers(["Impersonate-User", "system:node:n1"]);
     const fresh = new Impersonation(rbac());

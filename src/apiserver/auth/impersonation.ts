@@ -39,6 +39,14 @@ const AUTHENTICATION_GROUP = "authentication.k8s.io";
 const NODES_GROUP = "system:nodes";
 /** How many checks in a loop are worth one wildcard check first (kube's constant). */
 const MANY_CHECKS = 4;
+/** The verb of each mode, in the order they are tried, as kube's audit names it ("" legacy). */
+const CONSTRAINTS = [
+  "impersonate:associated-node",
+  "impersonate:arbitrary-node",
+  "impersonate:serviceaccount",
+  "impersonate:user-info",
+  "",
+] as const;
 /** How many requesters' last successful modes are remembered (kube's LRU size). */
 const MODE_CACHE_SIZE = 10_000;
 
@@ -97,8 +105,20 @@ export class Impersonation {
     headers: ImpersonationHeaders,
     request: () => AccessAttributes,
   ): UserInfo {
+    return this.impersonation(requestor, headers, request)?.user ?? requestor;
+  }
+
+  /**
+   * As {@link impersonate}, with the mode that allowed it as kube's audit records it (the
+   * `impersonate:<mode>` verb; "" for the legacy mode); undefined when nobody is impersonated.
+   */
+  impersonation(
+    requestor: UserInfo,
+    headers: ImpersonationHeaders,
+    request: () => AccessAttributes,
+  ): { readonly user: UserInfo; readonly constraint: string } | undefined {
     const wanted = impersonationRequest(headers);
-    if (wanted === undefined) return requestor;
+    if (wanted === undefined) return undefined;
     const attributes = request();
     const last = this.#lastMode.get(requestor.username);
     let firstError: unknown;
@@ -116,7 +136,7 @@ export class Impersonation {
       }
       if (user === undefined) continue;
       this.#remember(requestor.username, i);
-      return user;
+      return { user, constraint: CONSTRAINTS[i]! };
     }
     throw firstError ?? forbiddenError(requestor, attributes, "all impersonation modes failed");
   }

@@ -337,9 +337,11 @@ export class ApiServer {
     if (user === undefined) throw errors.unauthorized();
     // Who the request acts as: kube checks impersonation after authentication, before
     // authorization, which then authorizes the impersonated user.
-    const acting = ctx.auth.impersonation.impersonate(user, req.headersDistinct, () =>
+    const impersonated = ctx.auth.impersonation.impersonation(user, req.headersDistinct, () =>
       requestAttributes(method, url.pathname, url.searchParams),
     );
+    if (impersonated !== undefined) audit?.impersonated(impersonated.user, impersonated.constraint);
+    const acting = impersonated?.user ?? user;
     authorizeRequest(ctx.auth.authorizer, acting, method, url.pathname, url.searchParams, audit);
     const target = parsePath(url.pathname);
     this.#metrics.observe(
