@@ -230,9 +230,17 @@ async function startKube(options: TestServerOptions): Promise<TestServer> {
   if (options.minRequestTimeoutSeconds !== undefined) {
     args.push(`--min-request-timeout=${options.minRequestTimeoutSeconds}`);
   }
-  // The embedded server answers a request without the token 401; kube's anonymous user would get
-  // 403 instead.
-  if (options.token !== undefined) args.push("--anonymous-auth=false");
+  if (options.tokenAuthFile !== undefined) {
+    throw new InvalidOptionError(
+      "startTestServer",
+      "tokenAuthFile",
+      options.tokenAuthFile,
+      "is not passed to kube-apiserver, whose token file holds the test server's administrator: run a test of a token file on the embedded backend",
+    );
+  }
+  // As on the embedded server: no anonymous requests where the test gave a token (a request
+  // without it is 401 there; kube's anonymous user would get 403 instead), unless it says.
+  if (!(options.anonymousAuth ?? options.token === undefined)) args.push("--anonymous-auth=false");
   const lease =
     options.reuse === false
       ? await startKubeApiServer({ args, ...tokenOption(options.token) }).then((kube) => ({
