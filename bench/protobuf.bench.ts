@@ -19,7 +19,7 @@
  */
 import assert from "node:assert/strict";
 import { isDeepStrictEqual } from "node:util";
-import { decodeObject, encodeObject } from "kontroller/resources";
+import { compactMessage, decodeObject, encodeObject, kindMessage } from "kontroller/resources";
 import { heapUsedAfterGc, type Measured, type Suite, timed } from "./harness.ts";
 import { pod } from "./protobuf/pods.ts";
 import { runSync } from "./protobuf/sync.ts";
@@ -90,28 +90,32 @@ export const suite: Suite = {
 
 /**
  * Throws unless `decoded` (the protobuf round trip) equals `expected` (the JSON one) up to what
- * protobuf cannot say: a list's items carry no apiVersion and kind (the Pod message has no type
- * meta), and a null is a field left out (`lastProbeTime: null` is Go's zero Time). The message
- * shows the first Pod that differs, not the whole list, whose diff would not fit in memory.
+ * protobuf cannot say and what Go's JSON adds: a list's items carry no apiVersion and kind (the
+ * Pod message has no type meta); decoding writes the zeros and empty structs Go's JSON writes
+ * (`restartCount: 0`, `lastProbeTime: null`, `resources: {}`), which both sides lose here. The
+ * message shows the first Pod that differs, not the whole list, whose diff would not fit in
+ * memory.
  */
 function checkRoundTrip(decoded: Json, expected: Json): void {
   const what = "the protobuf round trip of the PodList differs from its JSON round trip";
-  const items = (decoded.items ?? []) as unknown[];
-  const want = (expected.items as Json[]).map(({ apiVersion, kind, ...pod }) => withoutNulls(pod));
+  const pod = kindMessage("v1", "Pod")!;
+  const plain = (p: unknown) => withoutEmpty(compactMessage(structuredClone(p) as Json, pod));
+  const items = ((decoded.items ?? []) as unknown[]).map(plain);
+  const want = (expected.items as Json[]).map(({ apiVersion, kind, ...p }) => plain(p));
   assert.equal(items.length, want.length, `${what}: its item count`);
   const at = want.findIndex((p, i) => !isDeepStrictEqual(items[i], p));
   if (at !== -1) assert.deepEqual(items[at], want[at], `${what}: item ${at}`);
   assert.deepEqual({ ...decoded, items: [] }, { ...expected, items: [] }, what);
 }
 
-function withoutNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutNulls);
+/** `value` without nulls and empty objects, at any depth. */
+function withoutEmpty(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutEmpty);
   if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([, v]) => v !== null)
-      .map(([k, v]) => [k, withoutNulls(v)]),
-  );
+  const entries = Object.entries(value)
+    .map(([k, v]) => [k, withoutEmpty(v)] as const)
+    .filter(([, v]) => v !== null && !(typeof v === "object" && Object.keys(v).length === 0));
+  return Object.fromEntries(entries);
 }
 
 type Json = Record<string, unknown>;
