@@ -1,7 +1,6 @@
 /*
  * Who a request is from, as kube's authenticators name users: a name, a uid, groups and extra
- * values. The server has no users of its own yet (see authenticator.ts): these are the users it
- * can tell apart.
+ * values, and the users and groups kube gives fixed names (see authenticator.ts for who is who).
  */
 
 /** A user, as kube's `user.Info` (and authentication.k8s.io/v1 `UserInfo`) describes one. */
