@@ -71,4 +71,17 @@ describe("duplicateFields", () => {
       { numRuns: 500 },
     );
   });
+
+  it("ends on any text, JSON or not (a string that never closes included), and names what it saw", () => {
+    assert.deepEqual(duplicateFields('{"a":1,"a":"never closed'), ["a"]);
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom("{", "}", "[", "]", '"', "\\", ",", ":", "a") }),
+        (text) => {
+          assert.ok(Array.isArray(duplicateFields(text)));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
 });

@@ -68,8 +68,13 @@ export function duplicateFields(text: string): string[] {
   return found;
 }
 
-/** A key's text, with its escapes decoded. */
+/** A key's text, with its escapes decoded (as written where they are not JSON's). */
 function keyOf(text: string, from: number, to: number): string {
   const raw = text.slice(from, to);
-  return raw.includes("\\") ? (JSON.parse(`"${raw}"`) as string) : raw;
+  if (!raw.includes("\\")) return raw;
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return raw;
+  }
 }

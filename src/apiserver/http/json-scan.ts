@@ -14,6 +14,8 @@ export const COLON = 58;
 export function stringEnd(text: string, start: number): number {
   let end = text.indexOf('"', start + 1);
   for (;;) {
+    // A string that never ends (text that is not JSON) runs to the end: a scan stops, never loops.
+    if (end < 0) return text.length;
     let backslashes = 0;
     while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
     if (backslashes % 2 === 0) return end;
