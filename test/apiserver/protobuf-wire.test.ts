@@ -325,4 +325,26 @@ describe("content negotiation with protobuf", () => {
     assert.equal((await accept(PB, `${WIDGETS}/w`)).split(" ")[0], "406");
     assert.equal(await accept(`${PB}, application/json`, `${WIDGETS}/w`), "200 application/json");
   });
+
+  it("refuses, as kube's route filter does, an Accept naming none of a built-in's types exactly", async () => {
+    const refusal = async (header: string, path: string) => {
+      const r = await raw("GET", path, undefined, { accept: header });
+      assert.equal(r.status, 406, header);
+      const status = JSON.parse(r.bytes.toString("utf8")) as Loose;
+      assert.equal(status.reason, "NotAcceptable");
+      assert.deepEqual(status.details, {});
+      return status.message as string;
+    };
+    const types = `application/json, application/yaml, ${PB}`;
+    const streams = `application/json;stream=watch, ${PB};stream=watch`;
+    const available = "406: Not Acceptable\n\nAvailable representations:";
+    assert.equal(await refusal("application/*", `${CMS}/a1`), `${available} ${types}`);
+    assert.equal(await refusal("text/plain", CMS), `${available} ${types}, ${streams}`);
+    // Case counts, and a wildcard passes the filter only beside a type it names.
+    assert.equal(await refusal("Application/Json", `${CMS}/a1`), `${available} ${types}`);
+    const r = await raw("GET", `${CMS}/a1`, undefined, {
+      accept: `application/*;q=0.9, ${PB};q=0.1`,
+    });
+    assert.equal(`${r.status} ${r.type}`, `200 ${PB}`);
+  });
 });

@@ -66,8 +66,10 @@ export function negotiate(
   accept: string | undefined,
   tableAllowed: boolean,
   protobuf = false,
+  collection = false,
 ): Output {
   if (accept === undefined || accept.trim() === "") return { kind: "json" };
+  if (protobuf) routeFilter(accept, collection);
   for (const r of parseAccept(accept)) {
     const json = r.type === "application/json" || r.type === "*/*" || r.type === "application/*";
     const proto = r.type === PROTOBUF;
@@ -88,8 +90,33 @@ export function negotiate(
     }
   }
   throw errors.notAcceptable(
-    `only the following media types are accepted: application/json, application/json;as=Table;v=v1;g=meta.k8s.io, application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io${protobuf ? `, ${PROTOBUF}` : ""} (got ${JSON.stringify(accept)})`,
+    protobuf
+      ? `only the following media types are accepted: ${BUILTIN_TYPES.join(", ")}`
+      : `only the following media types are accepted: application/json, application/json;as=Table;v=v1;g=meta.k8s.io, application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io (got ${JSON.stringify(accept)})`,
   );
+}
+
+/** What a built-in resource's route produces; a list's and watch's route adds the streams. */
+const BUILTIN_TYPES = ["application/json", "application/yaml", PROTOBUF];
+const STREAM_TYPES = ["application/json;stream=watch", `${PROTOBUF};stream=watch`];
+
+/**
+ * kube's first check of a built-in resource's Accept header (go-restful's route filter), before
+ * any negotiation: some range, its parameters and q dropped, must be exactly `*\/*` or one of the
+ * types the route produces, case and all — `application/*` alone does not pass. 406 otherwise,
+ * naming them.
+ */
+function routeFilter(accept: string, collection: boolean): void {
+  for (const part of accept.split(",")) {
+    const type = part.split(";")[0]!.trim();
+    if (type === "*/*" || BUILTIN_TYPES.includes(type)) return;
+  }
+  const produced = collection ? [...BUILTIN_TYPES, ...STREAM_TYPES] : BUILTIN_TYPES;
+  const err = errors.notAcceptable(
+    `406: Not Acceptable\n\nAvailable representations: ${produced.join(", ")}`,
+  );
+  err.status.details = {};
+  throw err;
 }
 
 /**
@@ -101,8 +128,9 @@ export function negotiateFor(
   accept: string | undefined,
   tableAllowed: boolean,
   protobuf = false,
+  collection = false,
 ): Output {
-  const output = negotiate(accept, tableAllowed, protobuf);
+  const output = negotiate(accept, tableAllowed, protobuf, collection);
   if (output.kind !== "table" && output.protobuf === true) answerInProtobuf(res);
   return output;
 }

@@ -22,7 +22,14 @@ export function isWatch(q: URLSearchParams): boolean {
 function readParams(v: VerbRequest): { output: Output; params: ListParams } {
   const { r, served } = v;
   const protobuf = served.custom === undefined;
-  const output = negotiateFor(v.res, v.req.headers.accept, r.subresource === "", protobuf);
+  const collection = r.name === "";
+  const output = negotiateFor(
+    v.res,
+    v.req.headers.accept,
+    r.subresource === "",
+    protobuf,
+    collection,
+  );
   const params = parseListParams(
     v.query,
     served.store.fieldSelectors,
