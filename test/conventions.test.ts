@@ -220,6 +220,10 @@ const BAD_OPTIONS: Record<string, { option: string; make: () => unknown }> = {
     make: () => new controller.Manager({ client: aClient, gracefulShutdownMs: -1 }),
   },
   "apiserver/ApiServer": { option: "port", make: () => new apiserver.ApiServer({ port: -1 }) },
+  "apiserver/FileAuditSink": {
+    option: "maxBufferBytes",
+    make: () => new apiserver.FileAuditSink({ path: "audit.log", maxBufferBytes: -1 }),
+  },
   "apiserver/EtcdStorage": {
     option: "endpoints",
     make: () => new apiserver.EtcdStorage({ endpoints: [] }),
@@ -250,6 +254,8 @@ const BAD_OPTIONS: Record<string, { option: string; make: () => unknown }> = {
 const NO_OPTIONS = new Set([
   "workqueue/FifoStrategy",
   "apiserver/MemoryStorage",
+  "apiserver/MemoryAuditSink",
+  "testing/RequestRecorder",
   "controlplane/OwnerGraph",
 ]);
 

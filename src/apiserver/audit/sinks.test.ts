@@ -119,7 +119,7 @@ describe("FileAuditSink", () => {
   it("checks its options", () => {
     assert.throws(
       () => new FileAuditSink({ path: "" }),
-      /option path must be a non-empty file path/,
+      /FileAuditSink: option path must be the path of a file, got ""/,
     );
     assert.throws(() => new FileAuditSink({ path: "x", maxBufferBytes: 0 }), {
       name: "InvalidOptionError",

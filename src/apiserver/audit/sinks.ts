@@ -1,6 +1,6 @@
 import { type FileHandle, mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
-import { checkNumber, errorMessage } from "../../core/index.ts";
+import { checkNumber, errorMessage, InvalidOptionError } from "../../core/index.ts";
 import { auditEventJson } from "./event-json.ts";
 import type { AuditEvent } from "./types.ts";
 
@@ -112,9 +112,7 @@ export class FileAuditSink implements AuditSink {
   constructor(options: FileAuditSinkOptions) {
     const owner = "FileAuditSink";
     if (typeof options?.path !== "string" || options.path === "") {
-      throw new TypeError(
-        `${owner}: option path must be a non-empty file path, got ${JSON.stringify(options?.path)}`,
-      );
+      throw new InvalidOptionError(owner, "path", options?.path, "must be the path of a file");
     }
     this.#path = options.path;
     this.#maxBufferBytes = checkNumber(
