@@ -138,7 +138,9 @@ function readGoPackage(dir: string): GoPackage {
       const options = json?.[2] ?? "";
       // omitempty leaves out a zero scalar, never a struct (a Time, a Quantity): only omitzero
       // leaves out those.
-      const struct = /^(metav1\.|v1\.)?(Time|MicroTime|Duration)$|Quantity$|IntOrString$/.test(f[2]!);
+      const struct = /^(metav1\.|v1\.)?(Time|MicroTime|Duration)$|Quantity$|IntOrString$/.test(
+        f[2]!,
+      );
       const omitted = struct ? /,omitzero\b/ : /,omit(empty|zero)\b/;
       current.set(Number(proto[1]), {
         json: inline ? "" : (named ?? ""),
