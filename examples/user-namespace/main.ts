@@ -1,13 +1,14 @@
 /**
  * Runs the user-namespace controller against the cluster of your kubeconfig (or `--url`):
  * `node examples/user-namespace/main.ts [--url http://127.0.0.1:6443] [--data-dir DIR]`.
- * Installs the User CRD if it is missing. Ctrl-C stops it cleanly.
+ * Installs the User CRD if it is missing and it may; under the ServiceAccount of rbac.yaml it may
+ * not, and an administrator applies the CRD. Ctrl-C stops it cleanly.
  */
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Manager, onTerminate } from "kontroller/controller";
-import { isAlreadyExists } from "kontroller/core";
+import { ApiError, isAlreadyExists } from "kontroller/core";
 import { PrometheusMetrics } from "kontroller/metrics";
 import { customResourceDefinitions } from "kontroller/resources";
 import { userNamespaceController } from "./controller.ts";
@@ -29,7 +30,9 @@ const manager = new Manager({
 try {
   await manager.client.resource(customResourceDefinitions).create(User.crd());
 } catch (err) {
-  if (!isAlreadyExists(err)) throw err;
+  // Forbidden: the controller runs with the rules of rbac.yaml, which do not let it change APIs.
+  const forbidden = err instanceof ApiError && err.reason === "Forbidden";
+  if (!isAlreadyExists(err) && !forbidden) throw err;
 }
 manager.add(
   userNamespaceController(manager, {

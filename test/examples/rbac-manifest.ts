@@ -1,0 +1,217 @@
+/**
+ * What the examples' RBAC tests share: an example's `rbac.yaml` read and applied by the
+ * administrator of a server that enforces RBAC, a token of its ServiceAccount, each verb of its
+ * rules taken out in turn, and the 403 a controller meets without one, as the server's audit
+ * events record it.
+ */
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import type { AuditEvent } from "kontroller/apiserver";
+import type { RequestRecorder, TestServer } from "kontroller/testing";
+import { parseAllDocuments } from "yaml";
+
+/** The administrator's token of the servers these tests start (`startTestServer({ token })`). */
+export const ADMIN_TOKEN = "example-admin";
+
+/** One rule of a Role or ClusterRole, as a manifest writes it. */
+export interface PolicyRule {
+  apiGroups?: string[];
+  resources?: string[];
+  verbs: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+}
+
+/** One document of a manifest. */
+export interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  rules?: PolicyRule[];
+  [field: string]: unknown;
+}
+
+/** One verb of one rule: the smallest grant a manifest can lose. */
+export interface Grant {
+  /** The Role or ClusterRole, by kind and name. */
+  readonly role: string;
+  /** Which of its rules. */
+  readonly rule: number;
+  readonly verb: string;
+  /** The API group and resource (`users/status`) the verb is granted on. */
+  readonly group: string;
+  readonly resource: string;
+}
+
+/** The documents of a YAML manifest, comments dropped. */
+export async function readManifests(path: string): Promise<Manifest[]> {
+  return parseAllDocuments(await readFile(path, "utf8")).map((d) => d.toJS() as Manifest);
+}
+
+const RBAC = "/apis/rbac.authorization.k8s.io/v1";
+
+/** Where a document of each kind the examples' manifests hold is created. */
+const COLLECTIONS: Record<string, (namespace: string | undefined) => string> = {
+  Namespace: () => "/api/v1/namespaces",
+  ServiceAccount: (ns) => `/api/v1/namespaces/${ns}/serviceaccounts`,
+  ClusterRole: () => `${RBAC}/clusterroles`,
+  ClusterRoleBinding: () => `${RBAC}/clusterrolebindings`,
+  Role: (ns) => `${RBAC}/namespaces/${ns}/roles`,
+  RoleBinding: (ns) => `${RBAC}/namespaces/${ns}/rolebindings`,
+};
+
+/** A request as the administrator; the answer's JSON, after asserting the code. */
+async function asAdmin(
+  server: TestServer,
+  path: string,
+  body: unknown,
+  expected = 201,
+): Promise<unknown> {
+  const res = await fetch(`${server.url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  assert.equal(res.status, expected, `POST ${path}: ${text}`);
+  return JSON.parse(text);
+}
+
+/**
+ * Creates every document as the administrator, in order, and answers the manifest's one
+ * ServiceAccount, its username and a token of it from the TokenRequest API — what `kubectl apply
+ * -f rbac.yaml` and `kubectl create token` do.
+ */
+export async function applyManifests(
+  server: TestServer,
+  manifests: readonly Manifest[],
+): Promise<{
+  subject: { kind: "ServiceAccount"; namespace: string; name: string };
+  username: string;
+  token: string;
+}> {
+  for (const m of manifests) {
+    const collection = COLLECTIONS[m.kind];
+    assert.ok(collection, `the tests cannot apply a ${m.kind}`);
+    await asAdmin(server, collection(m.metadata.namespace), m);
+  }
+  const accounts = manifests.filter((m) => m.kind === "ServiceAccount");
+  assert.equal(accounts.length, 1, "the manifest has one ServiceAccount");
+  const { name, namespace = "default" } = accounts[0]!.metadata;
+  const issued = (await asAdmin(
+    server,
+    `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`,
+    { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: {} },
+  )) as { status: { token: string } };
+  return {
+    subject: { kind: "ServiceAccount", namespace, name },
+    username: `system:serviceaccount:${namespace}:${name}`,
+    token: issued.status.token,
+  };
+}
+
+/** Every verb of every rule of the manifest's Roles and ClusterRoles. */
+export function grantsOf(manifests: readonly Manifest[]): Grant[] {
+  const grants: Grant[] = [];
+  for (const m of manifests) {
+    for (const [i, rule] of (m.rules ?? []).entries()) {
+      for (const group of rule.apiGroups ?? []) {
+        for (const resource of rule.resources ?? []) {
+          for (const verb of rule.verbs) {
+            grants.push({ role: `${m.kind} ${m.metadata.name}`, rule: i, verb, group, resource });
+          }
+        }
+      }
+    }
+  }
+  return grants;
+}
+
+/**
+ * The manifests without one verb of one rule (and without the rule, where it was its only
+ * verb). Only rules of one group and one resource are split: the examples write theirs so.
+ */
+export function without(manifests: readonly Manifest[], grant: Grant): Manifest[] {
+  return manifests.map((m) => {
+    if (`${m.kind} ${m.metadata.name}` !== grant.role || m.rules === undefined) return m;
+    const rules = m.rules.flatMap((rule, i) => {
+      if (i !== grant.rule) return [rule];
+      assert.equal(rule.apiGroups?.length, 1, "a rule of one API group");
+      assert.equal(rule.resources?.length, 1, "a rule of one resource");
+      const verbs = rule.verbs.filter((v) => v !== grant.verb);
+      return verbs.length === 0 ? [] : [{ ...rule, verbs }];
+    });
+    return { ...m, rules };
+  });
+}
+
+/** The audit event of the first request of `username` that the server refused with a 403. */
+export function forbidden(
+  recorder: RequestRecorder,
+  username: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<AuditEvent> {
+  return recorder.waitFor(
+    (e) =>
+      e.stage === "ResponseComplete" &&
+      e.user.username === username &&
+      e.responseStatus?.code === 403,
+    options,
+  );
+}
+
+/**
+ * Runs each step to its end, in order, unless a request of `username` is refused first: then
+ * answers the refusal's audit event (and abandons the step under way); undefined when every step
+ * ended. A step waits on state (an object's watch), never on time.
+ */
+export async function stepsUntilForbidden(
+  recorder: RequestRecorder,
+  username: string,
+  steps: readonly ((signal: AbortSignal) => Promise<unknown>)[],
+): Promise<AuditEvent | undefined> {
+  const done = new AbortController();
+  const refused = forbidden(recorder, username, { signal: done.signal });
+  refused.catch(() => {}); // aborted once every step has ended
+  try {
+    for (const step of steps) {
+      const running = step(done.signal);
+      running.catch(() => {}); // abandoned when refused first
+      const event = await Promise.race([refused, running.then(() => undefined)]);
+      if (event !== undefined) return event;
+    }
+    return undefined;
+  } finally {
+    done.abort();
+  }
+}
+
+/**
+ * Asserts that `event` is kube's 403 for the grant that was taken out: the verb, group and
+ * resource, in kube's words (`… cannot patch resource "users/status" in API group "example.com"
+ * at the cluster scope`).
+ */
+export function assertForbiddenFor(event: AuditEvent, grant: Grant): void {
+  const [resource, subresource] = grant.resource.split("/");
+  assert.deepEqual(
+    {
+      code: event.responseStatus?.code,
+      reason: event.responseStatus?.reason,
+      verb: event.verb,
+      apiGroup: event.objectRef?.apiGroup ?? "",
+      resource: event.objectRef?.resource,
+      subresource: event.objectRef?.subresource,
+    },
+    {
+      code: 403,
+      reason: "Forbidden",
+      verb: grant.verb,
+      apiGroup: grant.group,
+      resource,
+      subresource,
+    },
+  );
+  const words = `is forbidden: User "${event.user.username}" cannot ${grant.verb} resource "${grant.resource}" in API group "${grant.group}"`;
+  const message = event.responseStatus?.message ?? "";
+  assert.ok(message.includes(words), `${message} says ${words}`);
+}

@@ -1,0 +1,174 @@
+/**
+ * The user-namespace example under its own ServiceAccount, on a server that enforces RBAC, with
+ * the rules of examples/user-namespace/rbac.yaml: they let it do its whole job; without any one
+ * verb of them it is refused with the 403 production would give; and they are exactly the rules
+ * the RequestRecorder writes for what it did.
+ */
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { type Client, createClient } from "kontroller/client";
+import { Manager } from "kontroller/controller";
+import { customResourceDefinitions, namespaces } from "kontroller/resources";
+import { RequestRecorder, startTestServer, waitFor } from "kontroller/testing";
+import {
+  CLEANUP_FINALIZER,
+  DISPLAY_NAME_LABEL,
+  USER_LABEL,
+  userNamespaceController,
+} from "../../examples/user-namespace/controller.ts";
+import { User } from "../../examples/user-namespace/user.ts";
+import {
+  ADMIN_TOKEN,
+  applyManifests,
+  assertForbiddenFor,
+  grantsOf,
+  type Manifest,
+  readManifests,
+  stepsUntilForbidden,
+  without,
+} from "./rbac-manifest.ts";
+
+const MANIFEST = new URL("../../examples/user-namespace/rbac.yaml", import.meta.url).pathname;
+const quiet = { error() {}, warn() {}, info() {}, debug() {} };
+
+/**
+ * A server enforcing RBAC (its control plane, the garbage collector and namespace controller
+ * among it, acts as the administrator), its requests recorded, the User CRD installed and the
+ * manifests applied by the administrator; the controller runs with the ServiceAccount's token
+ * while `body` drives it, and is stopped after.
+ */
+async function underServiceAccount(
+  manifests: readonly Manifest[],
+  body: (ctx: { admin: Client; recorder: RequestRecorder; username: string }) => Promise<void>,
+): Promise<void> {
+  const recorder = new RequestRecorder();
+  await using server = await startTestServer({
+    authorization: "RBAC",
+    token: ADMIN_TOKEN,
+    audit: recorder.audit,
+  });
+  await using admin = createClient({ url: server.url, token: ADMIN_TOKEN });
+  await admin.resource(customResourceDefinitions).create(User.crd());
+  await waitFor(admin.resource(User), "nobody", (u) => u === undefined); // the new resource is served
+  const { username, token } = await applyManifests(server, manifests);
+  const dataDir = await mkdtemp(join(tmpdir(), "kontroller-users-"));
+  await using client = createClient({ url: server.url, token });
+  const manager = new Manager({ client, logger: quiet });
+  manager.add(userNamespaceController(manager, { dataDir }));
+  const stop = new AbortController();
+  const running = manager.start(stop.signal);
+  try {
+    await body({ admin, recorder, username });
+  } finally {
+    stop.abort();
+    await running;
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The example's whole job, step by step, each step waiting until the controller has done its
+ * part: a User gets its Namespace and a Ready status; a new display name relabels the Namespace
+ * (an update of it); deleting the User runs the finalizer and lets it go.
+ */
+function userLifecycle(admin: Client): ((signal: AbortSignal) => Promise<unknown>)[] {
+  return [
+    async (signal) => {
+      await admin
+        .resource(User)
+        .create(User.object({ metadata: { name: "ann" }, spec: { displayName: "Ann Example" } }));
+      await waitFor(
+        admin.resource(User),
+        "ann",
+        (u) => u?.status?.conditions?.[0]?.status === "True",
+        {
+          signal,
+        },
+      );
+    },
+    async (signal) => {
+      await admin.resource(User).patch("ann", "merge", { spec: { displayName: "Ann Other" } });
+      await waitFor(
+        admin.resource(namespaces),
+        "user-ann",
+        (n) => n?.metadata?.labels?.[DISPLAY_NAME_LABEL] === "ann-other",
+        { signal },
+      );
+      await waitFor(admin.resource(User), "ann", (u) => u?.status?.observedGeneration === 2, {
+        signal,
+      });
+    },
+    async (signal) => {
+      await admin.resource(User).delete("ann");
+      await waitFor(admin.resource(User), "ann", (u) => u === undefined, { signal });
+    },
+  ];
+}
+
+describe("example: user-namespace under its RBAC manifest", { timeout: 60_000 }, () => {
+  it("does its whole job as its ServiceAccount, and the recorder writes exactly the manifest's rules", async () => {
+    const manifests = await readManifests(MANIFEST);
+    await underServiceAccount(manifests, async ({ admin, recorder, username }) => {
+      const refused = await stepsUntilForbidden(
+        recorder,
+        username,
+        userLifecycle(admin).slice(0, 1),
+      );
+      assert.equal(refused, undefined, `refused: ${refused?.responseStatus?.message}`);
+      const ns = await admin.resource(namespaces).get("user-ann");
+      assert.equal(ns.metadata?.labels?.[USER_LABEL], "ann");
+      assert.equal(ns.metadata?.ownerReferences?.[0]?.name, "ann");
+      const user = await admin.resource(User).get("ann");
+      assert.deepEqual(user.metadata.finalizers, [CLEANUP_FINALIZER]);
+      assert.equal(user.status?.namespace, "user-ann");
+
+      const rest = await stepsUntilForbidden(recorder, username, userLifecycle(admin).slice(1));
+      assert.equal(rest, undefined, `refused: ${rest?.responseStatus?.message}`);
+
+      const sa = manifests.find((m) => m.kind === "ServiceAccount")!.metadata;
+      const subject = { kind: "ServiceAccount", namespace: sa.namespace!, name: sa.name } as const;
+      assert.ok(
+        recorder.requests(subject).every((r) => r.code !== 403),
+        "no request of the controller was refused",
+      );
+      // The recorder's ClusterRole and binding are the manifest's, rule for rule.
+      const roles = manifests.filter((m) => m.kind.endsWith("Role") || m.kind.endsWith("Binding"));
+      const recorded = recorder.rbac({ subject }).manifests;
+      assert.deepEqual(recorded[0]?.rules, roles[0]?.rules);
+      assert.deepEqual(recorded, roles);
+    });
+  });
+
+  it("meets kube's 403 Forbidden without any one verb of the manifest's rules", async (t) => {
+    const manifests = await readManifests(MANIFEST);
+    const grants = grantsOf(manifests);
+    assert.deepEqual(
+      grants.map((g) => `${g.verb} ${g.group}/${g.resource}`),
+      [
+        "create /namespaces",
+        "get /namespaces",
+        "update /namespaces",
+        "watch /namespaces",
+        "patch example.com/users",
+        "watch example.com/users",
+        "patch example.com/users/status",
+      ],
+    );
+    // Each verb in turn, each on a server of its own (about a second each).
+    for (const grant of grants) {
+      await t.test(`without ${grant.verb} on ${grant.group}/${grant.resource}`, async () => {
+        await underServiceAccount(
+          without(manifests, grant),
+          async ({ admin, recorder, username }) => {
+            const refused = await stepsUntilForbidden(recorder, username, userLifecycle(admin));
+            assert.ok(refused, "the controller did its job without the rule");
+            assertForbiddenFor(refused, grant);
+          },
+        );
+      });
+    }
+  });
+});
