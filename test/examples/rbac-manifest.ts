@@ -7,7 +7,9 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import type { AuditEvent } from "kontroller/apiserver";
-import type { RequestRecorder, TestServer } from "kontroller/testing";
+import { type Client, createClient } from "kontroller/client";
+import { type ControllerSpec, Manager } from "kontroller/controller";
+import { RequestRecorder, startTestServer, type TestServer } from "kontroller/testing";
 import { parseAllDocuments } from "yaml";
 
 /** The administrator's token of the servers these tests start (`startTestServer({ token })`). */
@@ -214,4 +216,74 @@ export function assertForbiddenFor(event: AuditEvent, grant: Grant): void {
   const words = `is forbidden: User "${event.user.username}" cannot ${grant.verb} resource "${grant.resource}" in API group "${grant.group}"`;
   const message = event.responseStatus?.message ?? "";
   assert.ok(message.includes(words), `${message} says ${words}`);
+}
+
+/** What {@link underServiceAccount} hands the test's body. */
+export interface UnderServiceAccount {
+  /** A client of the administrator, to drive the controller and look at what it did. */
+  readonly admin: Client;
+  /** Every request the server answered. */
+  readonly recorder: RequestRecorder;
+  /** The ServiceAccount, and its username, that the controller runs as. */
+  readonly subject: { kind: "ServiceAccount"; namespace: string; name: string };
+  readonly username: string;
+}
+
+/**
+ * A server enforcing RBAC (its control plane acts as the administrator), its requests recorded;
+ * `install` (the example's CRD) and the manifests applied by the administrator; then the
+ * controller that `add` makes runs with the ServiceAccount's token while `body` drives it, and
+ * is stopped after.
+ */
+export async function underServiceAccount(
+  options: {
+    manifests: readonly Manifest[];
+    install: (admin: Client) => Promise<void>;
+    // biome-ignore lint/suspicious/noExplicitAny: any example's controller
+    controller: (manager: Manager) => ControllerSpec<any>;
+  },
+  body: (ctx: UnderServiceAccount) => Promise<void>,
+): Promise<void> {
+  const recorder = new RequestRecorder();
+  await using server = await startTestServer({
+    authorization: "RBAC",
+    token: ADMIN_TOKEN,
+    audit: recorder.audit,
+  });
+  await using admin = createClient({ url: server.url, token: ADMIN_TOKEN });
+  await options.install(admin);
+  const { subject, username, token } = await applyManifests(server, options.manifests);
+  await using client = createClient({ url: server.url, token });
+  const manager = new Manager({
+    client,
+    logger: { error() {}, warn() {}, info() {}, debug() {} },
+  });
+  manager.add(options.controller(manager));
+  const stop = new AbortController();
+  const running = manager.start(stop.signal);
+  try {
+    await body({ admin, recorder, subject, username });
+  } finally {
+    stop.abort();
+    await running;
+  }
+}
+
+/**
+ * Asserts that the RequestRecorder writes, for what the ServiceAccount did, exactly the
+ * manifest's Roles, ClusterRoles and bindings (the rules first, for a readable difference).
+ */
+export function assertRecordedRbac(
+  recorder: RequestRecorder,
+  subject: UnderServiceAccount["subject"],
+  manifests: readonly Manifest[],
+  options: { namespaceScoped?: boolean } = {},
+): void {
+  const roles = manifests.filter((m) => /^(Cluster)?Role(Binding)?$/.test(m.kind));
+  const recorded = recorder.rbac({ subject, ...options }).manifests;
+  assert.deepEqual(
+    recorded.map((m) => m.rules),
+    roles.map((m) => m.rules),
+  );
+  assert.deepEqual(recorded, roles);
 }

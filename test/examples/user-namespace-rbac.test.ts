@@ -9,10 +9,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { type Client, createClient } from "kontroller/client";
-import { Manager } from "kontroller/controller";
+import type { Client } from "kontroller/client";
 import { customResourceDefinitions, namespaces } from "kontroller/resources";
-import { RequestRecorder, startTestServer, waitFor } from "kontroller/testing";
+import { waitFor } from "kontroller/testing";
 import {
   CLEANUP_FINALIZER,
   DISPLAY_NAME_LABEL,
@@ -21,50 +20,41 @@ import {
 } from "../../examples/user-namespace/controller.ts";
 import { User } from "../../examples/user-namespace/user.ts";
 import {
-  ADMIN_TOKEN,
-  applyManifests,
   assertForbiddenFor,
+  assertRecordedRbac,
   grantsOf,
   type Manifest,
   readManifests,
   stepsUntilForbidden,
+  type UnderServiceAccount,
+  underServiceAccount,
   without,
 } from "./rbac-manifest.ts";
 
 const MANIFEST = new URL("../../examples/user-namespace/rbac.yaml", import.meta.url).pathname;
-const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 
 /**
- * A server enforcing RBAC (its control plane, the garbage collector and namespace controller
- * among it, acts as the administrator), its requests recorded, the User CRD installed and the
- * manifests applied by the administrator; the controller runs with the ServiceAccount's token
- * while `body` drives it, and is stopped after.
+ * The example under the manifest's ServiceAccount, its User CRD installed by the administrator
+ * and its external state in a folder of its own.
  */
-async function underServiceAccount(
+async function underManifests(
   manifests: readonly Manifest[],
-  body: (ctx: { admin: Client; recorder: RequestRecorder; username: string }) => Promise<void>,
+  body: (ctx: UnderServiceAccount) => Promise<void>,
 ): Promise<void> {
-  const recorder = new RequestRecorder();
-  await using server = await startTestServer({
-    authorization: "RBAC",
-    token: ADMIN_TOKEN,
-    audit: recorder.audit,
-  });
-  await using admin = createClient({ url: server.url, token: ADMIN_TOKEN });
-  await admin.resource(customResourceDefinitions).create(User.crd());
-  await waitFor(admin.resource(User), "nobody", (u) => u === undefined); // the new resource is served
-  const { username, token } = await applyManifests(server, manifests);
   const dataDir = await mkdtemp(join(tmpdir(), "kontroller-users-"));
-  await using client = createClient({ url: server.url, token });
-  const manager = new Manager({ client, logger: quiet });
-  manager.add(userNamespaceController(manager, { dataDir }));
-  const stop = new AbortController();
-  const running = manager.start(stop.signal);
   try {
-    await body({ admin, recorder, username });
+    await underServiceAccount(
+      {
+        manifests,
+        install: async (admin) => {
+          await admin.resource(customResourceDefinitions).create(User.crd());
+          await waitFor(admin.resource(User), "nobody", (u) => u === undefined); // served
+        },
+        controller: (manager) => userNamespaceController(manager, { dataDir }),
+      },
+      body,
+    );
   } finally {
-    stop.abort();
-    await running;
     await rm(dataDir, { recursive: true, force: true });
   }
 }
@@ -111,7 +101,7 @@ function userLifecycle(admin: Client): ((signal: AbortSignal) => Promise<unknown
 describe("example: user-namespace under its RBAC manifest", { timeout: 60_000 }, () => {
   it("does its whole job as its ServiceAccount, and the recorder writes exactly the manifest's rules", async () => {
     const manifests = await readManifests(MANIFEST);
-    await underServiceAccount(manifests, async ({ admin, recorder, username }) => {
+    await underManifests(manifests, async ({ admin, recorder, subject, username }) => {
       const refused = await stepsUntilForbidden(
         recorder,
         username,
@@ -128,17 +118,12 @@ describe("example: user-namespace under its RBAC manifest", { timeout: 60_000 },
       const rest = await stepsUntilForbidden(recorder, username, userLifecycle(admin).slice(1));
       assert.equal(rest, undefined, `refused: ${rest?.responseStatus?.message}`);
 
-      const sa = manifests.find((m) => m.kind === "ServiceAccount")!.metadata;
-      const subject = { kind: "ServiceAccount", namespace: sa.namespace!, name: sa.name } as const;
       assert.ok(
         recorder.requests(subject).every((r) => r.code !== 403),
         "no request of the controller was refused",
       );
       // The recorder's ClusterRole and binding are the manifest's, rule for rule.
-      const roles = manifests.filter((m) => m.kind.endsWith("Role") || m.kind.endsWith("Binding"));
-      const recorded = recorder.rbac({ subject }).manifests;
-      assert.deepEqual(recorded[0]?.rules, roles[0]?.rules);
-      assert.deepEqual(recorded, roles);
+      assertRecordedRbac(recorder, subject, manifests);
     });
   });
 
@@ -160,14 +145,11 @@ describe("example: user-namespace under its RBAC manifest", { timeout: 60_000 },
     // Each verb in turn, each on a server of its own (about a second each).
     for (const grant of grants) {
       await t.test(`without ${grant.verb} on ${grant.group}/${grant.resource}`, async () => {
-        await underServiceAccount(
-          without(manifests, grant),
-          async ({ admin, recorder, username }) => {
-            const refused = await stepsUntilForbidden(recorder, username, userLifecycle(admin));
-            assert.ok(refused, "the controller did its job without the rule");
-            assertForbiddenFor(refused, grant);
-          },
-        );
+        await underManifests(without(manifests, grant), async ({ admin, recorder, username }) => {
+          const refused = await stepsUntilForbidden(recorder, username, userLifecycle(admin));
+          assert.ok(refused, "the controller did its job without the rule");
+          assertForbiddenFor(refused, grant);
+        });
       });
     }
   });
