@@ -81,7 +81,9 @@ subjects:
   name: ops
 `;
 
-describe("kontroller serve --audit-log", { timeout: 60_000 }, () => {
+// Each case starts a server process (seconds each on a loaded machine): the whole suite gets
+// room, a cap against a hang rather than a speed bar.
+describe("kontroller serve --audit-log", { timeout: 300_000 }, () => {
   it("writes kube's events by the policy, and rbac from-audit reads the rules back", async () => {
     const log = join(dir, "logs", "audit.log");
     const policy = join(dir, "policy.yaml");

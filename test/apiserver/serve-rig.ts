@@ -17,11 +17,19 @@ export interface Served {
   stop(): Promise<number | null>;
 }
 
+/** Every server started and not yet exited: killed when the test process ends, whatever ended it. */
+const running = new Set<ReturnType<typeof spawn>>();
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
 /** Starts `kontroller serve ...args`. */
 export function serve(args: string[]): Served {
   const child = spawn(node, ["--conditions=kontroller-source", cli, "serve", ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });
+  running.add(child);
+  child.once("exit", () => running.delete(child));
   let out = "";
   let err = "";
   child.stderr.on("data", (d: Buffer) => {
