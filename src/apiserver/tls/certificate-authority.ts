@@ -76,11 +76,17 @@ export class CertificateAuthority {
   readonly #key: KeyPair;
   readonly #clock: Clock;
 
-  private constructor(certificatePem: string, keyPem: string, key: KeyPair, clock: Clock) {
-    this.certificatePem = certificatePem;
-    this.privateKeyPem = keyPem;
-    this.#key = key;
-    this.#clock = clock;
+  /** Made by {@link create} and {@link load} only. */
+  private constructor(parts: {
+    certificatePem: string;
+    keyPem: string;
+    key: KeyPair;
+    clock: Clock;
+  }) {
+    this.certificatePem = parts.certificatePem;
+    this.privateKeyPem = parts.keyPem;
+    this.#key = parts.key;
+    this.#clock = parts.clock;
   }
 
   /** A new self-signed CA, CN {@link CA_COMMON_NAME}, valid ten years. */
@@ -95,7 +101,8 @@ export class CertificateAuthority {
       usage: "ca",
     };
     const pem = await signCertificate(template, key.publicKey, { selfSign: key.privateKey });
-    return new CertificateAuthority(pem, await privateKeyPem(key.privateKey), key, clock);
+    const keyPem = await privateKeyPem(key.privateKey);
+    return new CertificateAuthority({ certificatePem: pem, keyPem, key, clock });
   }
 
   /**
@@ -117,7 +124,7 @@ export class CertificateAuthority {
     if (!cert.checkPrivateKey(KeyObject.from(key.privateKey))) {
       throw new Error("the CA's private key does not go with its certificate");
     }
-    return new CertificateAuthority(certificatePem, keyPem, key, clock);
+    return new CertificateAuthority({ certificatePem, keyPem, key, clock });
   }
 
   /** A serving certificate for `hosts` (DNS names and IP addresses), ExtKeyUsage serverAuth. */
