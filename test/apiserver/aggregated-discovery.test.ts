@@ -108,12 +108,20 @@ describe("API server over HTTP: aggregated discovery", () => {
     ]);
   });
 
-  it("answers v2beta1 when that is asked for first", async () => {
-    const accept = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
+  it("serves no v2beta1, as kube-apiserver 1.36: the next range, or 406 when none is left", async () => {
+    const v2beta1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
     for (const path of ["/api", "/apis"]) {
-      const r = await call(s.url, "GET", path, undefined, { accept });
-      assert.equal(r.headers.get("content-type"), accept, path);
-      assert.equal(r.body.apiVersion, "apidiscovery.k8s.io/v2beta1", path);
+      const alone = await call(s.url, "GET", path, undefined, { accept: v2beta1 });
+      assert.equal(alone.status, 406, path);
+      assert.equal(
+        alone.body.message,
+        "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf",
+      );
+      const then = await call(s.url, "GET", path, undefined, {
+        accept: `${v2beta1},application/json`,
+      });
+      assert.equal(then.headers.get("content-type"), "application/json", path);
+      assert.equal(then.body.kind, path === "/api" ? "APIVersions" : "APIGroupList", path);
     }
   });
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { ApiError } from "../../core/index.ts";
 import { type ResourceDefinitionInit, resourceDefinition } from "../../resources/index.ts";
 import { ALL_VERBS, type ServedResource } from "../registry/registry.ts";
 import { aggregatedDiscovery, discoveryContentType } from "./aggregated-discovery.ts";
@@ -82,21 +83,31 @@ const stored = {
 /** What discovery lists of them (with the subresources the HTTP layer handles, the reviews…). */
 const registry: DiscoverySource = { all: () => discoveredResources(stored) };
 
-/** The aggregated version negotiateDiscovery picks for `/api` and `/apis`. */
-const agg = (accept: string | undefined) => negotiateDiscovery(accept, true).aggregated;
+const TOP = { topLevel: true, core: false }; // /apis
+const API = { topLevel: true, core: true }; // /api
+const GROUP = { topLevel: false, core: false }; // /apis/apps
+
+/** The aggregated version negotiateDiscovery picks for `/apis`. */
+const agg = (accept: string | undefined) => negotiateDiscovery(accept, TOP).aggregated;
+
+/** Asserts kube's 406 for `accept` on `route`, and returns its message. */
+function refused(accept: string, route: typeof TOP): string {
+  let message = "";
+  assert.throws(
+    () => negotiateDiscovery(accept, route),
+    (err: unknown) => {
+      assert.ok(err instanceof ApiError && err.status.code === 406, String(err));
+      message = err.status.message ?? "";
+      return true;
+    },
+  );
+  return message;
+}
 
 describe("negotiateDiscovery", () => {
   it("picks aggregated v2 for client-go's Accept header, the first range it names", () => {
     assert.equal(agg(CLIENT_GO_ACCEPT), "v2");
-  });
-
-  it("answers the version asked for: v2beta1 when that comes first", () => {
-    assert.equal(
-      agg(
-        "application/json;as=APIGroupDiscoveryList;v=v2beta1;g=apidiscovery.k8s.io, application/json",
-      ),
-      "v2beta1",
-    );
+    assert.equal(negotiateDiscovery(CLIENT_GO_ACCEPT, API).aggregated, "v2");
   });
 
   it("keeps the legacy answer for plain JSON, no Accept, or an empty one", () => {
@@ -110,44 +121,44 @@ describe("negotiateDiscovery", () => {
     );
   });
 
-  it("answers aggregated v2 in protobuf where that comes first, never v2beta1 (kube does not)", () => {
+  it("answers aggregated v2 in protobuf where that comes first", () => {
     const accept =
       "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
-    assert.deepEqual(negotiateDiscovery(accept, true), { aggregated: "v2", protobuf: true });
-    assert.deepEqual(
-      negotiateDiscovery(
-        "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json",
-        true,
-      ),
-      { protobuf: false },
+    assert.deepEqual(negotiateDiscovery(accept, TOP), { aggregated: "v2", protobuf: true });
+  });
+
+  it("serves no v2beta1, as kube-apiserver 1.36: skipped for the next range, else 406", () => {
+    const v2beta1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
+    assert.deepEqual(negotiateDiscovery(`${v2beta1}, application/json`, TOP), { protobuf: false });
+    assert.equal(
+      refused(v2beta1, TOP),
+      "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf",
     );
   });
 
   it("answers a plain protobuf range with the plain document in protobuf, anywhere", () => {
     const accept = "application/vnd.kubernetes.protobuf, application/json";
-    assert.deepEqual(negotiateDiscovery(accept, true), { protobuf: true });
-    assert.deepEqual(negotiateDiscovery(accept, false), { protobuf: true });
+    for (const route of [TOP, API, GROUP]) {
+      assert.deepEqual(negotiateDiscovery(accept, route), { protobuf: true });
+    }
   });
 
-  it("answers an aggregated range only on /api and /apis", () => {
-    assert.deepEqual(negotiateDiscovery(CLIENT_GO_ACCEPT, false), { protobuf: false });
+  it("answers an aggregated range only on /api and /apis: elsewhere it is skipped", () => {
+    assert.deepEqual(negotiateDiscovery(CLIENT_GO_ACCEPT, GROUP), { protobuf: false });
   });
 
-  it("skips ranges it cannot serve and falls back to legacy when none is left", () => {
-    assert.equal(
-      agg(
-        "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList",
-      ),
-      "v2beta1",
+  it("refuses what it cannot serve with kube's 406, the core group's by its route filter first", () => {
+    assert.match(refused("text/plain", API), /^406: Not Acceptable\n\nAvailable representations: /);
+    assert.match(refused("text/plain", TOP), /^only the following media types are accepted: /);
+    assert.match(
+      refused("application/json;g=meta.k8s.io;v=v1;as=Table", GROUP),
+      /^only the following/,
     );
     assert.equal(
       agg("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0"),
       "v2",
       "q=0 only sorts a range last, as kube's parser does: it is still served",
     );
-    assert.equal(agg("application/json;g=meta.k8s.io;v=v1;as=Table"), undefined);
-    assert.equal(agg("application/vnd.kubernetes.protobuf"), undefined);
-    assert.deepEqual(negotiateDiscovery("text/plain", true), { protobuf: false });
   });
 
   it("names the version in the Content-Type clients decide by", () => {
@@ -156,8 +167,8 @@ describe("negotiateDiscovery", () => {
       "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
     );
     assert.equal(
-      discoveryContentType("v2beta1"),
-      "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList",
+      discoveryContentType("v2", true),
+      "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
     );
   });
 });
@@ -227,8 +238,8 @@ describe("aggregatedDiscovery", () => {
   });
 
   it("answers /apis with every other group, in the legacy list's order", () => {
-    const list = aggregatedDiscovery(registry, false, "v2beta1") as Loose;
-    assert.equal(list.apiVersion, "apidiscovery.k8s.io/v2beta1");
+    const list = aggregatedDiscovery(registry, false, "v2") as Loose;
+    assert.equal(list.apiVersion, "apidiscovery.k8s.io/v2");
     const legacy = groupList(registry) as Loose;
     assert.deepEqual(
       list.items.map((g: Loose) => g.metadata.name),

@@ -22,8 +22,8 @@ export type DiscoveryDocument =
 
 /**
  * Answers a discovery document in the form the Accept header asks for: JSON or protobuf; on
- * `/api` and `/apis`, aggregated discovery (v2 in either, v2beta1 in JSON) or the legacy
- * APIVersions and APIGroupList. 404 for a group or version the server does not serve.
+ * `/api` and `/apis`, aggregated discovery v2 or the legacy APIVersions and APIGroupList. 406
+ * for an Accept header that allows none of them; 404 for a group or version not served.
  */
 export function sendDiscovery(
   res: ServerResponse,
@@ -32,7 +32,8 @@ export function sendDiscovery(
   reg: DiscoverySource,
 ): void {
   const topLevel = doc.kind === "legacy-versions" || doc.kind === "groups";
-  const { aggregated, protobuf } = negotiateDiscovery(accept, topLevel);
+  const core = doc.kind === "legacy-versions" || (doc.kind === "resources" && doc.group === "");
+  const { aggregated, protobuf } = negotiateDiscovery(accept, { topLevel, core });
   // The two answers of /api and /apis differ by Accept, so caches must key on it.
   if (topLevel) res.setHeader("Vary", "Accept");
   if (topLevel && aggregated !== undefined) {

@@ -135,8 +135,8 @@ export function negotiateFor(
   return output;
 }
 
-/** The aggregated discovery versions served on `/api` and `/apis`. */
-export type DiscoveryVersion = "v2" | "v2beta1";
+/** The aggregated discovery version served on `/api` and `/apis` (kube 1.36 dropped v2beta1). */
+export type DiscoveryVersion = "v2";
 
 /** How a discovery document is answered: aggregated (on `/api` and `/apis`) or not, in protobuf or JSON. */
 export interface DiscoveryOutput {
@@ -144,33 +144,43 @@ export interface DiscoveryOutput {
   readonly protobuf: boolean;
 }
 
+/** Where a discovery document is served, which decides what kube checks of its Accept header. */
+export interface DiscoveryRoute {
+  /** `/api` or `/apis`: aggregated discovery may be asked for. */
+  readonly topLevel: boolean;
+  /** `/api` or `/api/v1`: go-restful's route filter runs first (see {@link routeFilter}). */
+  readonly core: boolean;
+}
+
 /**
- * Picks the form of a discovery document for an Accept header: the first JSON or protobuf range
- * either asks for `as=APIGroupDiscoveryList` in `apidiscovery.k8s.io` v2 or v2beta1 (that
- * version, aggregated, where `aggregatedAllowed`: `/api` and `/apis`; kube serves v2beta1 in
- * JSON only) or asks for the plain document. Ranges neither names are skipped; none servable is
- * plain JSON, as these documents have always been answered whatever the Accept header said.
+ * Picks the form of a discovery document for an Accept header, as kube-apiserver 1.36 does: the
+ * first JSON or protobuf range (a wildcard standing for JSON) that asks for the plain document,
+ * or — on `/api` and `/apis` — for `as=APIGroupDiscoveryList` in `apidiscovery.k8s.io` v2.
+ * Other ranges are skipped (v2beta1 among them); none left is 406. The core group's documents
+ * go through kube's route filter first.
  */
 export function negotiateDiscovery(
   accept: string | undefined,
-  aggregatedAllowed: boolean,
+  route: DiscoveryRoute,
 ): DiscoveryOutput {
-  if (accept === undefined) return { protobuf: false };
+  if (accept === undefined || accept.trim() === "") return { protobuf: false };
+  if (route.core) routeFilter(accept, false);
   for (const r of parseAccept(accept)) {
     const json = r.type === "application/json" || r.type === "*/*" || r.type === "application/*";
     const protobuf = r.type === PROTOBUF;
     if (!json && !protobuf) continue;
     const as = r.params.as;
     if (as === undefined) return { protobuf };
-    const v = r.params.v;
     if (
-      aggregatedAllowed &&
+      route.topLevel &&
       as === "APIGroupDiscoveryList" &&
       r.params.g === "apidiscovery.k8s.io" &&
-      (v === "v2" || (v === "v2beta1" && json))
+      r.params.v === "v2"
     ) {
-      return { aggregated: v, protobuf };
+      return { aggregated: "v2", protobuf };
     }
   }
-  return { protobuf: false };
+  throw errors.notAcceptable(
+    `only the following media types are accepted: ${BUILTIN_TYPES.join(", ")}`,
+  );
 }
