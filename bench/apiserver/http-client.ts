@@ -1,9 +1,23 @@
-/** A minimal keep-alive HTTP client for the API server benchmarks (same for every server). */
-import { Agent, request } from "node:http";
+/**
+ * A minimal keep-alive HTTP client for the API server benchmarks (same for every server), over
+ * HTTPS for `https://` URLs.
+ */
+import { Agent, request as httpRequest } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 
-/** An agent with `sockets` keep-alive connections. */
-export function keepAliveAgent(sockets: number): Agent {
-  return new Agent({ keepAlive: true, maxSockets: sockets });
+/**
+ * An agent with `sockets` keep-alive connections; with `ca`, an HTTPS agent trusting that CA
+ * (each connection's handshake happens once, on its first request).
+ */
+export function keepAliveAgent(sockets: number, ca?: string): Agent {
+  return ca === undefined
+    ? new Agent({ keepAlive: true, maxSockets: sockets })
+    : new HttpsAgent({ keepAlive: true, maxSockets: sockets, ca });
+}
+
+/** node:https's request for an `https://` URL, node:http's otherwise. */
+function request(url: string): typeof httpRequest {
+  return url.startsWith("https:") ? httpsRequest : httpRequest;
 }
 
 /** Sends one request (`body` as `contentType`) and resolves with the status and the body's length (the body is read). */
@@ -15,7 +29,7 @@ export function send(
   contentType = "application/json",
 ): Promise<{ status: number; bytes: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(
+    const req = request(url)(
       url,
       {
         method,
@@ -64,7 +78,7 @@ export function openWatch(
   expected: number,
 ): Promise<{ done: Promise<void>; count: () => number; close: () => void }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { agent }, (res) => {
+    const req = request(url)(url, { agent }, (res) => {
       let lines = 0;
       let resolveDone: () => void = () => {};
       const done = new Promise<void>((r) => {

@@ -1,10 +1,11 @@
 /**
- * The raw ceiling: a bare node:http server that does only what any JSON API server must —
- * parse the request body and serialize a response (a PATCH merges `data` into an object kept in
- * a map) — with none of kontroller's work (no validation, storage, revisions, field managers or
- * watch cache).
+ * The raw ceiling: a bare node:http server (node:https with a certificate) that does only what
+ * any JSON API server must — parse the request body and serialize a response (a PATCH merges
+ * `data` into an object kept in a map) — with none of kontroller's work (no validation, storage,
+ * revisions, field managers or watch cache).
  */
-import { createServer, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 
 /** A running raw server. `objects` are what it lists; `watchers` its open watch responses. */
@@ -16,13 +17,19 @@ export interface RawServer {
   close(): Promise<void>;
 }
 
-export async function startRawServer(): Promise<RawServer> {
+/** Serves HTTPS with this certificate and key (PEM) when given; plain HTTP otherwise. */
+export interface RawTls {
+  readonly cert: string;
+  readonly key: string;
+}
+
+export async function startRawServer(tls?: RawTls): Promise<RawServer> {
   const objects: unknown[] = [];
   const watchers = new Set<ServerResponse>();
   let rv = 1;
   /** What PATCH changes: objects by the last segment of their path. */
   const byName = new Map<string, { metadata: Record<string, unknown>; data?: object }>();
-  const server: Server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     if (req.method === "PATCH") {
       // A merge patch of `data`, the least any server must do: parse, merge, serialize.
       const chunks: Buffer[] = [];
@@ -78,12 +85,14 @@ export async function startRawServer(): Promise<RawServer> {
       "content-length": Buffer.byteLength(body),
     });
     res.end(body);
-  });
+  };
+  const server: Server =
+    tls === undefined ? createServer(handler) : createHttpsServer(tls, handler);
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${tls === undefined ? "http" : "https"}://127.0.0.1:${port}`,
     objects,
     broadcast(object) {
       let serializations = 0;
