@@ -9,7 +9,7 @@ import { createClient } from "kontroller/client";
 import { AGGREGATION_FIELD_MANAGER } from "kontroller/controlplane";
 import type { KubeObject } from "kontroller/core";
 import { resourceDefinition } from "kontroller/resources";
-import { startTestServer, waitFor } from "kontroller/testing";
+import { embeddedOnly, startTestServer, waitFor } from "kontroller/testing";
 
 interface Rule {
   verbs: string[];
@@ -29,7 +29,9 @@ const clusterRoles = resourceDefinition<ClusterRole>({
 const grants = (role: ClusterRole | undefined, resource: string) =>
   (role?.rules ?? []).some((r) => (r.resources ?? []).includes(resource));
 
-describe("the clusterrole-aggregation controller", () => {
+describe("the clusterrole-aggregation controller", {
+  skip: embeddedOnly("kube-apiserver runs no controllers: kube-controller-manager aggregates"),
+}, () => {
   it("fills admin, edit and view, and follows the roles labelled to join them", async () => {
     await using s = await startTestServer({ tls: {}, authorization: "RBAC" });
     const client = createClient({ kubeconfig: s.kubeconfigPath });

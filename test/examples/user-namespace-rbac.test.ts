@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import type { Client } from "kontroller/client";
 import { customResourceDefinitions, namespaces } from "kontroller/resources";
-import { waitFor } from "kontroller/testing";
+import { embeddedOnly, waitFor } from "kontroller/testing";
 import {
   CLEANUP_FINALIZER,
   DISPLAY_NAME_LABEL,
@@ -98,7 +98,10 @@ function userLifecycle(admin: Client): ((signal: AbortSignal) => Promise<unknown
   ];
 }
 
-describe("example: user-namespace under its RBAC manifest", { timeout: 60_000 }, () => {
+describe("example: user-namespace under its RBAC manifest", {
+  timeout: 60_000,
+  skip: embeddedOnly("the recorder reads the embedded server's audit events"),
+}, () => {
   it("does its whole job as its ServiceAccount, and the recorder writes exactly the manifest's rules", async () => {
     const manifests = await readManifests(MANIFEST);
     await underManifests(manifests, async ({ admin, recorder, subject, username }) => {

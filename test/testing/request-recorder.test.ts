@@ -9,7 +9,13 @@ import { describe, it } from "node:test";
 import { type Client, createClient } from "kontroller/client";
 import { controller, createOrUpdate, Manager } from "kontroller/controller";
 import { configMaps, namespaces, secrets, serviceAccounts } from "kontroller/resources";
-import { RequestRecorder, startTestServer, type TestServer, waitFor } from "kontroller/testing";
+import {
+  embeddedOnly,
+  RequestRecorder,
+  startTestServer,
+  type TestServer,
+  waitFor,
+} from "kontroller/testing";
 import { parse as parseYaml } from "yaml";
 
 const NS = "shop";
@@ -98,7 +104,10 @@ const ROLE_RULES = [
   { apiGroups: [""], resources: ["secrets"], verbs: ["create", "get", "watch"] },
 ];
 
-describe("RequestRecorder", { timeout: 60_000 }, () => {
+describe("RequestRecorder", {
+  timeout: 60_000,
+  skip: embeddedOnly("the recorder reads the embedded server's audit events"),
+}, () => {
   it("lists a controller's requests and writes the Role they need, bound to its ServiceAccount", async () => {
     const recorder = new RequestRecorder();
     await using s = await startTestServer({ controllers: false, audit: recorder.audit });
