@@ -168,7 +168,8 @@ describe("namespace controller", { timeout: 60_000 }, () => {
     await kubectl("delete", "namespace", "a", "--cascade=foreground");
     await view.until(() => view.get("Gadget", "of-a") === undefined, "the gadget of a to go");
     await kubectl("delete", "namespace", "b", "--cascade=orphan");
-    assert.equal(view.get("Namespace", "b"), undefined);
+    // kubectl has seen b go; the view hears of it by its own watch, a moment later or not.
+    await view.until(() => view.get("Namespace", "b") === undefined, "namespace b to go");
     const orphaned = await client.resource(gadgets).get("of-b");
     assert.deepEqual(orphaned.metadata?.ownerReferences ?? [], []);
   });
