@@ -2,7 +2,6 @@
  * `kontroller serve` runs the control plane against its server unless `--controllers=none`.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,31 +11,8 @@ import { createClient } from "kontroller/client";
 import { startControlPlane } from "kontroller/controlplane";
 import { configMaps, namespaces } from "kontroller/resources";
 import { waitFor } from "kontroller/testing";
+import { serve } from "../apiserver/serve-rig.ts";
 import { ownerRef } from "./helpers.ts";
-
-const cli = new URL("../../src/cli/kontroller.ts", import.meta.url).pathname;
-
-/** Starts `kontroller serve` and resolves with the URL from its listening line. */
-function serve(args: string[]) {
-  const child = spawn(process.execPath, ["--conditions=kontroller-source", cli, "serve", ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  let err = "";
-  child.stderr.on("data", (d: Buffer) => {
-    err += d.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const listening = new Promise<string>((resolve, reject) => {
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /^kontroller API server listening on (https?:\/\/127\.0\.0\.1:\d+)$/m.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    void exited.then((code) => reject(new Error(`serve exited with ${code}: ${err}`)));
-  });
-  return { child, listening, exited, stderr: () => err };
-}
 
 describe("kontroller serve --controllers", { timeout: 60_000 }, () => {
   it("collects garbage and finalizes namespaces by default, with a token", async () => {

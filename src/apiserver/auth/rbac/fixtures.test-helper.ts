@@ -1,3 +1,4 @@
+import type { AccessAttributes } from "../authorizer.ts";
 import type { UserInfo } from "../user.ts";
 import type { ClusterRole, PolicyRule, Role, RoleBinding, Subject } from "./types.ts";
 
@@ -84,5 +85,24 @@ export function serviceAccount(namespace: string, name: string): UserInfo {
       `system:serviceaccounts:${namespace}`,
       "system:authenticated",
     ],
+  };
+}
+
+/** What a request on `resource` of `group` does (version v1; the rest empty unless given). */
+export function resourceRequest(
+  verb: string,
+  group: string,
+  resource: string,
+  more: Partial<{ subresource: string; name: string; namespace: string }> = {},
+): AccessAttributes {
+  return {
+    kind: "resource",
+    verb,
+    group,
+    version: "v1",
+    resource,
+    subresource: more.subresource ?? "",
+    name: more.name ?? "",
+    namespace: more.namespace ?? "",
   };
 }

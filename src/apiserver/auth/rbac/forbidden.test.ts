@@ -1,41 +1,23 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { AccessAttributes } from "../authorizer.ts";
 import type { UserInfo } from "../user.ts";
+import { resourceRequest } from "./fixtures.test-helper.ts";
 import { forbiddenError, forbiddenMessage } from "./forbidden.ts";
 import { aggregateMessage, goQuote, goQuoteList } from "./go-format.ts";
 
 const bob: UserInfo = { username: "bob", groups: ["system:authenticated"] };
 
-function req(
-  verb: string,
-  group: string,
-  resource: string,
-  more: Partial<{ subresource: string; name: string; namespace: string }> = {},
-): AccessAttributes {
-  return {
-    kind: "resource",
-    verb,
-    group,
-    version: "v1",
-    resource,
-    subresource: more.subresource ?? "",
-    name: more.name ?? "",
-    namespace: more.namespace ?? "",
-  };
-}
-
 describe("forbiddenMessage", () => {
   it("words a namespaced request as kube-apiserver does", () => {
     assert.equal(
-      forbiddenMessage(bob, req("list", "", "pods", { namespace: "y" })),
+      forbiddenMessage(bob, resourceRequest("list", "", "pods", { namespace: "y" })),
       'User "bob" cannot list resource "pods" in API group "" in the namespace "y"',
     );
   });
 
   it("words a cluster-scoped request 'at the cluster scope'", () => {
     assert.equal(
-      forbiddenMessage(bob, req("list", "", "namespaces")),
+      forbiddenMessage(bob, resourceRequest("list", "", "namespaces")),
       'User "bob" cannot list resource "namespaces" in API group "" at the cluster scope',
     );
   });
@@ -44,7 +26,7 @@ describe("forbiddenMessage", () => {
     assert.equal(
       forbiddenMessage(
         bob,
-        req("update", "apps", "deployments", { subresource: "scale", namespace: "n" }),
+        resourceRequest("update", "apps", "deployments", { subresource: "scale", namespace: "n" }),
       ),
       'User "bob" cannot update resource "deployments/scale" in API group "apps" in the namespace "n"',
     );
@@ -58,13 +40,16 @@ describe("forbiddenMessage", () => {
   });
 
   it('names the user "" when there is none', () => {
-    assert.match(forbiddenMessage(undefined, req("get", "", "pods")), /^User "" cannot get/);
+    assert.match(
+      forbiddenMessage(undefined, resourceRequest("get", "", "pods")),
+      /^User "" cannot get/,
+    );
   });
 });
 
 describe("forbiddenError", () => {
   it("is a 403 Forbidden naming the collection, with kube's details", () => {
-    const err = forbiddenError(bob, req("list", "", "pods", { namespace: "y" }), "");
+    const err = forbiddenError(bob, resourceRequest("list", "", "pods", { namespace: "y" }), "");
     assert.equal(err.code, 403);
     assert.equal(err.reason, "Forbidden");
     assert.equal(
@@ -77,7 +62,11 @@ describe("forbiddenError", () => {
   it("names a named object and its group in front, and the subresource in the message", () => {
     const err = forbiddenError(
       bob,
-      req("get", "apps", "deployments", { name: "web", subresource: "scale", namespace: "n" }),
+      resourceRequest("get", "apps", "deployments", {
+        name: "web",
+        subresource: "scale",
+        namespace: "n",
+      }),
       "",
     );
     assert.equal(
@@ -90,7 +79,7 @@ describe("forbiddenError", () => {
   it("appends the authorizers' reason after a colon", () => {
     const err = forbiddenError(
       bob,
-      req("get", "", "pods", { namespace: "n" }),
+      resourceRequest("get", "", "pods", { namespace: "n" }),
       'RBAC: clusterrole.rbac.authorization.k8s.io "gone" not found',
     );
     assert.equal(
@@ -118,7 +107,11 @@ describe("forbiddenError", () => {
   });
 
   it("quotes names as Go's %q does", () => {
-    const err = forbiddenError(bob, req("get", "", "pods", { name: 'a"b\n', namespace: "n" }), "");
+    const err = forbiddenError(
+      bob,
+      resourceRequest("get", "", "pods", { name: 'a"b\n', namespace: "n" }),
+      "",
+    );
     assert.match(err.status.message ?? "", /^pods "a\\"b\\n" is forbidden/);
   });
 });

@@ -2,26 +2,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import type { AccessAttributes } from "../authorizer.ts";
+import { resourceRequest } from "./fixtures.test-helper.ts";
 import { ruleAllows, rulesAllow, trimStars } from "./rule-matching.ts";
 import type { PolicyRule } from "./types.ts";
-
-function resource(
-  verb: string,
-  group: string,
-  resourceName: string,
-  more: Partial<{ subresource: string; name: string; namespace: string }> = {},
-): AccessAttributes {
-  return {
-    kind: "resource",
-    verb,
-    group,
-    version: "v1",
-    resource: resourceName,
-    subresource: more.subresource ?? "",
-    name: more.name ?? "",
-    namespace: more.namespace ?? "",
-  };
-}
 
 const path = (verb: string, p: string): AccessAttributes => ({
   kind: "non-resource",
@@ -59,19 +42,19 @@ const rule: fc.Arbitrary<PolicyRule> = fc.record(
 describe("ruleAllows", () => {
   it("allows a request matching the verb, group and resource of a rule", () => {
     const r = { verbs: ["get", "list"], apiGroups: [""], resources: ["pods"] };
-    assert.equal(ruleAllows(resource("list", "", "pods", { namespace: "ns" }), r), true);
-    assert.equal(ruleAllows(resource("watch", "", "pods"), r), false);
-    assert.equal(ruleAllows(resource("list", "apps", "pods"), r), false);
-    assert.equal(ruleAllows(resource("list", "", "services"), r), false);
+    assert.equal(ruleAllows(resourceRequest("list", "", "pods", { namespace: "ns" }), r), true);
+    assert.equal(ruleAllows(resourceRequest("watch", "", "pods"), r), false);
+    assert.equal(ruleAllows(resourceRequest("list", "apps", "pods"), r), false);
+    assert.equal(ruleAllows(resourceRequest("list", "", "services"), r), false);
   });
 
   it("reads absent and null lists as empty: a rule without verbs allows nothing", () => {
     assert.equal(
-      ruleAllows(resource("get", "", "pods"), { apiGroups: [""], resources: ["pods"] }),
+      ruleAllows(resourceRequest("get", "", "pods"), { apiGroups: [""], resources: ["pods"] }),
       false,
     );
     assert.equal(
-      ruleAllows(resource("get", "", "pods"), {
+      ruleAllows(resourceRequest("get", "", "pods"), {
         verbs: ["get"],
         apiGroups: null,
         resources: ["pods"],
@@ -81,7 +64,7 @@ describe("ruleAllows", () => {
   });
 
   it("matches a subresource only by its full name, */<subresource> or *", () => {
-    const log = resource("get", "", "pods", { subresource: "log" });
+    const log = resourceRequest("get", "", "pods", { subresource: "log" });
     const on = (resources: string[]) =>
       ruleAllows(log, { verbs: ["get"], apiGroups: [""], resources });
     assert.equal(on(["pods"]), false, "a rule on pods does not reach pods/log");
@@ -96,10 +79,10 @@ describe("ruleAllows", () => {
   it("does not let */<subresource> match the resource itself", () => {
     const r = { verbs: ["get"], apiGroups: ["apps"], resources: ["*/scale"] };
     assert.equal(
-      ruleAllows(resource("get", "apps", "deployments", { subresource: "scale" }), r),
+      ruleAllows(resourceRequest("get", "apps", "deployments", { subresource: "scale" }), r),
       true,
     );
-    assert.equal(ruleAllows(resource("get", "apps", "deployments"), r), false);
+    assert.equal(ruleAllows(resourceRequest("get", "apps", "deployments"), r), false);
   });
 
   it("limits a rule with resourceNames to those names, and so never allows a nameless request", () => {
@@ -109,9 +92,9 @@ describe("ruleAllows", () => {
       resources: ["configmaps"],
       resourceNames: ["a"],
     };
-    assert.equal(ruleAllows(resource("get", "", "configmaps", { name: "a" }), r), true);
-    assert.equal(ruleAllows(resource("get", "", "configmaps", { name: "b" }), r), false);
-    assert.equal(ruleAllows(resource("list", "", "configmaps"), r), false);
+    assert.equal(ruleAllows(resourceRequest("get", "", "configmaps", { name: "a" }), r), true);
+    assert.equal(ruleAllows(resourceRequest("get", "", "configmaps", { name: "b" }), r), false);
+    assert.equal(ruleAllows(resourceRequest("list", "", "configmaps"), r), false);
   });
 
   it("matches non-resource paths exactly, by *, or by a prefix ending in *", () => {
@@ -135,7 +118,7 @@ describe("ruleAllows", () => {
     const everything = { verbs: ["*"], apiGroups: ["*"], resources: ["*"] };
     assert.equal(ruleAllows(path("get", "/metrics"), everything), false);
     assert.equal(
-      ruleAllows(resource("get", "", "pods"), { verbs: ["*"], nonResourceURLs: ["*"] }),
+      ruleAllows(resourceRequest("get", "", "pods"), { verbs: ["*"], nonResourceURLs: ["*"] }),
       false,
     );
   });
