@@ -411,7 +411,7 @@ function writtenZero(f: ProtoField): unknown {
  * a string IntOrString "" (Type String), an embedded object {} (raw bytes "{}"), bytes "" (set,
  * though empty, on the wire).
  */
-function isZero(f: ProtoField, v: unknown): boolean {
+export function isZero(f: ProtoField, v: unknown): boolean {
   if (v === undefined) return true;
   switch (f.message?.special) {
     case undefined:

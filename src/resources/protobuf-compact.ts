@@ -1,3 +1,4 @@
+import { isZero } from "./protobuf-codec.ts";
 import type { ProtoField, ProtoMessage } from "./protobuf-schema.ts";
 
 type Json = Record<string, unknown>;
@@ -9,22 +10,9 @@ type Json = Record<string, unknown>;
  * differs from the kind's empty object, which holds those zeros too.
  */
 
-/** Whether `v` is the zero that decoding writes for `f`. */
+/** Whether `v` is the zero that decoding writes for `f`: a list's or map's null, or Go's zero. */
 function isWrittenZero(f: ProtoField, v: unknown): boolean {
-  if (v === null) return true;
-  if (f.repeated || f.map) return false;
-  switch (f.message?.special) {
-    case "quantity":
-      return v === "0";
-    case "intOrString":
-      return v === 0;
-    case "duration":
-      return v === "0s";
-    case undefined:
-      return f.message === undefined && (v === "" || v === 0 || v === false);
-    default:
-      return false;
-  }
+  return v === null || (!f.repeated && !f.map && isZero(f, v));
 }
 
 /** A plain message's value, its parts compacted (lists' items and maps' values too). */
