@@ -78,11 +78,7 @@ describe("example: health-monitor under its RBAC manifest", {
       assert.equal(refused, undefined, `refused: ${refused?.responseStatus?.message}`);
       const web = await admin.resource(HealthMonitor).inNamespace("shop").get("web");
       assert.equal(web.status?.statusCode, 200);
-      assert.ok(
-        recorder.requests(subject).every((r) => r.code !== 403),
-        "no request of the controller was refused",
-      );
-      // The recorder's ClusterRole and binding are the manifest's, rule for rule.
+      // Nothing was refused, and the recorder's ClusterRole and binding are the manifest's.
       assertRecordedRbac(recorder, subject, manifests);
     });
   });

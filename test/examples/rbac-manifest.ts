@@ -270,8 +270,9 @@ export async function underServiceAccount(
 }
 
 /**
- * Asserts that the RequestRecorder writes, for what the ServiceAccount did, exactly the
- * manifest's Roles, ClusterRoles and bindings (the rules first, for a readable difference).
+ * Asserts that none of the ServiceAccount's requests was refused, and that the RequestRecorder
+ * writes, for what it did, exactly the manifest's Roles, ClusterRoles and bindings (the rules
+ * first, for a readable difference).
  */
 export function assertRecordedRbac(
   recorder: RequestRecorder,
@@ -279,6 +280,10 @@ export function assertRecordedRbac(
   manifests: readonly Manifest[],
   options: { namespaceScoped?: boolean } = {},
 ): void {
+  assert.ok(
+    recorder.requests(subject).every((r) => r.code !== 403),
+    "no request of the controller was refused",
+  );
   const roles = manifests.filter((m) => /^(Cluster)?Role(Binding)?$/.test(m.kind));
   const recorded = recorder.rbac({ subject, ...options }).manifests;
   assert.deepEqual(
