@@ -9,7 +9,13 @@ import { readFile } from "node:fs/promises";
 import type { AuditEvent } from "kontroller/apiserver";
 import { type Client, createClient } from "kontroller/client";
 import { type ControllerSpec, Manager } from "kontroller/controller";
-import { RequestRecorder, startTestServer, type TestServer } from "kontroller/testing";
+import {
+  type FailRule,
+  RequestRecorder,
+  startFaultProxy,
+  startTestServer,
+  type TestServer,
+} from "kontroller/testing";
 import { parseAllDocuments } from "yaml";
 
 /** The administrator's token of the servers these tests start (`startTestServer({ token })`). */
@@ -241,6 +247,11 @@ export async function underServiceAccount(
     install: (admin: Client) => Promise<void>;
     // biome-ignore lint/suspicious/noExplicitAny: any example's controller
     controller: (manager: Manager) => ControllerSpec<any>;
+    /**
+     * Faults between the controller and the server (a proxy that answers them itself: the
+     * recorder never sees a request a fault answered), to make a path of the controller's run.
+     */
+    faults?: FailRule[];
   },
   body: (ctx: UnderServiceAccount) => Promise<void>,
 ): Promise<void> {
@@ -253,7 +264,9 @@ export async function underServiceAccount(
   await using admin = createClient({ url: server.url, token: ADMIN_TOKEN });
   await options.install(admin);
   const { subject, username, token } = await applyManifests(server, options.manifests);
-  await using client = createClient({ url: server.url, token });
+  await using proxy = await startFaultProxy({ target: server.url });
+  for (const rule of options.faults ?? []) proxy.failRequests(rule);
+  await using client = createClient({ url: proxy.url, token });
   const manager = new Manager({
     client,
     logger: { error() {}, warn() {}, info() {}, debug() {} },

@@ -51,6 +51,16 @@ async function underManifests(
           await waitFor(admin.resource(User), "nobody", (u) => u === undefined); // served
         },
         controller: (manager) => userNamespaceController(manager, { dataDir }),
+        // The first finalizer patch meets a conflict, as it may whenever the User changes
+        // meanwhile: the controller reads the User again (`get`), every run, not only by chance.
+        faults: [
+          {
+            status: 409,
+            count: 1,
+            match: (r) =>
+              r.method === "PATCH" && /^\/apis\/example\.com\/v1\/users\/[^/]+$/.test(r.path),
+          },
+        ],
       },
       body,
     );
@@ -136,6 +146,7 @@ describe("example: user-namespace under its RBAC manifest", {
         "get /namespaces",
         "update /namespaces",
         "watch /namespaces",
+        "get example.com/users",
         "patch example.com/users",
         "watch example.com/users",
         "patch example.com/users/status",
